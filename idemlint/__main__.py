@@ -1,0 +1,3 @@
+from idemlint.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,454 @@
+"""A task's execution as an ordered list of events.
+
+For each task, :class:`TraceBuilder` walks the task body once, in execution
+order, and follows calls into helper functions of the same module (bounded
+depth, no recursion).  It records every call, assignment and parameter
+binding as an :class:`Event` carrying a *path*: where in the nested blocks
+the event happens.  Rules read events, never the syntax tree again, and ask
+:func:`happens_before` whether one event can run after another in one
+execution (``if``/``else`` branches exclude each other; a ``return`` ends a
+block).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+
+import libcst as cst
+
+from idemlint import catalog
+from idemlint.names import Resolver, dotted_name
+from idemlint.tasks import ModuleIndex, Task
+
+MAX_HELPER_DEPTH = 8
+MAX_EVENTS_PER_TASK = 20_000
+NO_EXIT = 1 << 30
+
+
+@dataclass(frozen=True)
+class Step:
+    """One level of an event's position: statement ``index`` of a block.
+
+    ``container`` identifies the compound statement (or function body) owning
+    the block, ``branch`` which of its blocks (``body``, ``orelse``,
+    ``handler0``...).  ``next_exit`` is the index of the first unconditional
+    ``return``/``raise`` after ``index`` in that block.  ``boundary`` marks a
+    function body: a ``return`` there ends only the helper, not the caller.
+    """
+
+    container: int
+    kind: str
+    branch: str
+    index: int
+    next_exit: int
+    boundary: bool = False
+
+
+@dataclass
+class FunctionScope:
+    """A function as executed inside one task: its name resolution."""
+
+    function: cst.FunctionDef
+    qualified_name: str
+    resolver: Resolver
+    owner: Optional[cst.ClassDef]
+    parameters: Tuple[str, ...]
+    is_task: bool
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something a task does, in execution order.
+
+    ``kind`` is ``call`` (``node`` is the Call), ``assign`` (``node`` is the
+    statement; ``targets`` and ``value``), ``bind`` (a helper parameter bound
+    to an argument evaluated in ``value_scope``), or ``return`` (a helper
+    returns ``value`` to ``call_site``).
+    """
+
+    kind: str
+    node: cst.CSTNode
+    scope: FunctionScope
+    path: Tuple[Step, ...]
+    seq: int
+    callee: Optional[str] = None
+    targets: Tuple[cst.BaseExpression, ...] = ()
+    value: Optional[cst.BaseExpression] = None
+    value_scope: Optional[FunctionScope] = None
+    call_site: Optional[cst.Call] = None
+    transaction: Optional[int] = None
+
+
+@dataclass
+class Trace:
+    task: Task
+    events: List[Event] = field(default_factory=list)
+
+    def calls(self) -> Iterator[Event]:
+        return (e for e in self.events if e.kind == "call")
+
+
+# Which branches of one compound statement follow which; a missing pair is
+# mutually exclusive (``if`` body vs ``else``, two ``except`` handlers).
+def _branch_follows(kind: str, first: str, second: str) -> bool:
+    order = {
+        "If": {("test", "body"), ("test", "orelse")},
+        "Loop": {("test", "body"), ("test", "orelse"), ("body", "orelse")},
+        "With": {("items", "body")},
+        "Match": {("subject", "case")},
+        "Try": {("body", "handler"), ("body", "orelse"), ("body", "finalbody"),
+                ("handler", "finalbody"), ("orelse", "finalbody")},
+        "Call": set(),
+    }.get(kind, set())
+    return (_family(first), _family(second)) in order
+
+
+def _family(branch: str) -> str:
+    return branch.rstrip("0123456789")
+
+
+def happens_before(first: Event, second: Event) -> bool:
+    """Whether ``second`` can run after ``first`` in one execution."""
+    for level, (a, b) in enumerate(zip(first.path, second.path)):
+        if a == b:
+            continue
+        if a.container != b.container:
+            return first.seq < second.seq
+        if a.branch != b.branch:
+            if not _branch_follows(a.kind, a.branch, b.branch):
+                return False
+            return not _exits_after(first.path[level + 1 :])
+        if b.index <= a.index:
+            return False
+        if a.next_exit < b.index:
+            return False
+        return not _exits_after(first.path[level + 1 :])
+    return first.seq < second.seq
+
+
+def _exits_after(deeper: Sequence[Step]) -> bool:
+    """Whether the block holding an event ends with a return/raise after it."""
+    for step in deeper:
+        if step.boundary:
+            return False
+        if step.next_exit != NO_EXIT:
+            return True
+    return False
+
+
+class TraceBuilder:
+    """Builds the :class:`Trace` of one task."""
+
+    def __init__(self, index: ModuleIndex, task: Task) -> None:
+        self.index = index
+        self.task = task
+        self.trace = Trace(task)
+        self._seq = itertools.count()
+        self._stack: List[cst.FunctionDef] = []
+        self._transactions: List[int] = []
+        self._call_sites: List[Optional[cst.Call]] = []
+
+    def build(self) -> Trace:
+        scope = self._scope(self.task.function, self.task.owner, is_task=True)
+        self._function(scope, (), None)
+        return self.trace
+
+    # -- scopes -----------------------------------------------------------
+
+    def _scope(
+        self, function: cst.FunctionDef, owner: Optional[cst.ClassDef], is_task: bool
+    ) -> FunctionScope:
+        resolver = self.index.resolver().child()
+        params = function.params
+        every = [*params.posonly_params, *params.params, *params.kwonly_params]
+        for param in every:
+            if param.annotation is not None:
+                resolver.bind(param.name.value, cst.Call(func=param.annotation.annotation))
+        name = function.name.value
+        if owner is not None:
+            name = f"{owner.name.value}.{name}"
+        names = tuple(p.name.value for p in every)
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                names += (star.name.value,)
+        return FunctionScope(function, name, resolver, owner, names, is_task)
+
+    def _function(
+        self,
+        scope: FunctionScope,
+        path: Tuple[Step, ...],
+        call: Optional[cst.Call],
+    ) -> None:
+        self._stack.append(scope.function)
+        self._call_sites.append(call)
+        opened = self._is_transactional(scope.function, scope.resolver)
+        if opened:
+            self._transactions.append(id(scope.function))
+        body = scope.function.body
+        statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+        container = id(call) if call is not None else id(scope.function)
+        self._block(statements, container, "Call", "body", path, scope, boundary=True)
+        if opened:
+            self._transactions.pop()
+        self._call_sites.pop()
+        self._stack.pop()
+
+    def _is_transactional(self, function: cst.FunctionDef, resolver: Resolver) -> bool:
+        return any(
+            catalog.matches_any(
+                catalog.TRANSACTION_CONTEXTS, resolver.resolve(d.decorator)
+            )
+            for d in function.decorators
+        )
+
+    # -- statements -------------------------------------------------------
+
+    def _block(
+        self,
+        statements: Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]],
+        container: int,
+        kind: str,
+        branch: str,
+        path: Tuple[Step, ...],
+        scope: FunctionScope,
+        boundary: bool = False,
+    ) -> None:
+        exits = [i for i, s in enumerate(statements) if _is_exit(s)]
+        for i, statement in enumerate(statements):
+            if len(self.trace.events) >= MAX_EVENTS_PER_TASK:
+                return
+            next_exit = next((e for e in exits if e > i), NO_EXIT)
+            step = Step(container, kind, branch, i, next_exit, boundary)
+            self._statement(statement, path + (step,), scope)
+
+    def _statement(
+        self,
+        statement: Union[cst.BaseStatement, cst.BaseSmallStatement],
+        path: Tuple[Step, ...],
+        scope: FunctionScope,
+    ) -> None:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                self._small(small, path, scope)
+        elif isinstance(statement, cst.BaseSmallStatement):
+            self._small(statement, path, scope)
+        elif isinstance(statement, cst.If):
+            self._if(statement, path, scope)
+        elif isinstance(statement, (cst.For, cst.While)):
+            self._loop(statement, path, scope)
+        elif isinstance(statement, cst.With):
+            self._with(statement, path, scope)
+        elif isinstance(statement, (cst.Try, cst.TryStar)):
+            self._try(statement, path, scope)
+        elif isinstance(statement, cst.Match):
+            self._match(statement, path, scope)
+        # Nested function and class definitions do not run here.
+
+    def _small(
+        self, small: cst.BaseSmallStatement, path: Tuple[Step, ...], scope: FunctionScope
+    ) -> None:
+        if isinstance(small, cst.Assign):
+            self._expression(small.value, path, scope)
+            targets = tuple(t.target for t in small.targets)
+            self._assign(small, targets, small.value, path, scope)
+        elif isinstance(small, cst.AnnAssign):
+            if small.value is not None:
+                self._expression(small.value, path, scope)
+                self._assign(small, (small.target,), small.value, path, scope)
+        elif isinstance(small, cst.AugAssign):
+            self._expression(small.value, path, scope)
+            self._emit("assign", small, scope, path, targets=(small.target,), value=small.value)
+        elif isinstance(small, cst.Return):
+            if small.value is not None:
+                self._expression(small.value, path, scope)
+                self._emit("return", small, scope, path, value=small.value)
+        elif isinstance(small, (cst.Expr, cst.Raise, cst.Assert, cst.Del)):
+            for child in small.children:
+                if isinstance(child, cst.BaseExpression):
+                    self._expression(child, path, scope)
+
+    def _assign(
+        self,
+        node: cst.CSTNode,
+        targets: Tuple[cst.BaseExpression, ...],
+        value: cst.BaseExpression,
+        path: Tuple[Step, ...],
+        scope: FunctionScope,
+    ) -> None:
+        self._emit("assign", node, scope, path, targets=targets, value=value)
+        for target in targets:
+            if isinstance(target, cst.Name):
+                scope.resolver.bind(target.value, value)
+
+    def _if(self, node: cst.If, path: Tuple[Step, ...], scope: FunctionScope) -> None:
+        self._expression(node.test, path + (self._branch(node, "If", "test"),), scope)
+        self._block(node.body.body, id(node), "If", "body", path, scope)
+        orelse = node.orelse
+        if isinstance(orelse, cst.If):
+            self._block([orelse], id(node), "If", "orelse", path, scope)
+        elif isinstance(orelse, cst.Else):
+            self._block(orelse.body.body, id(node), "If", "orelse", path, scope)
+
+    def _loop(
+        self, node: Union[cst.For, cst.While], path: Tuple[Step, ...], scope: FunctionScope
+    ) -> None:
+        header = node.iter if isinstance(node, cst.For) else node.test
+        self._expression(header, path + (self._branch(node, "Loop", "test"),), scope)
+        self._block(node.body.body, id(node), "Loop", "body", path, scope)
+        if node.orelse is not None:
+            self._block(node.orelse.body.body, id(node), "Loop", "orelse", path, scope)
+
+    def _with(self, node: cst.With, path: Tuple[Step, ...], scope: FunctionScope) -> None:
+        transactional = False
+        for item in node.items:
+            self._expression(item.item, path + (self._branch(node, "With", "items"),), scope)
+            resolved = scope.resolver.resolve(item.item)
+            if catalog.matches_any(catalog.TRANSACTION_CONTEXTS, resolved):
+                transactional = True
+            if item.asname is not None and isinstance(item.asname.name, cst.Name):
+                scope.resolver.bind(item.asname.name.value, item.item)
+        if transactional:
+            self._transactions.append(id(node))
+        self._block(node.body.body, id(node), "With", "body", path, scope)
+        if transactional:
+            self._transactions.pop()
+
+    def _try(
+        self, node: Union[cst.Try, cst.TryStar], path: Tuple[Step, ...], scope: FunctionScope
+    ) -> None:
+        self._block(node.body.body, id(node), "Try", "body", path, scope)
+        for number, handler in enumerate(node.handlers):
+            self._block(handler.body.body, id(node), "Try", f"handler{number}", path, scope)
+        if node.orelse is not None:
+            self._block(node.orelse.body.body, id(node), "Try", "orelse", path, scope)
+        if node.finalbody is not None:
+            self._block(node.finalbody.body.body, id(node), "Try", "finalbody", path, scope)
+
+    def _match(self, node: cst.Match, path: Tuple[Step, ...], scope: FunctionScope) -> None:
+        self._expression(node.subject, path + (self._branch(node, "Match", "subject"),), scope)
+        for number, case in enumerate(node.cases):
+            self._block(case.body.body, id(node), "Match", f"case{number}", path, scope)
+
+    @staticmethod
+    def _branch(node: cst.CSTNode, kind: str, branch: str) -> Step:
+        return Step(id(node), kind, branch, 0, NO_EXIT)
+
+    # -- expressions ------------------------------------------------------
+
+    def _expression(
+        self, node: cst.BaseExpression, path: Tuple[Step, ...], scope: FunctionScope
+    ) -> None:
+        for call in _calls_in_evaluation_order(node):
+            callee = scope.resolver.resolve(call.func)
+            self._emit("call", call, scope, path, callee=callee)
+            helper = self._helper(call, scope)
+            if helper is not None:
+                self._enter_helper(call, helper, path, scope)
+
+    def _helper(
+        self, call: cst.Call, scope: FunctionScope
+    ) -> Optional[Tuple[cst.FunctionDef, Optional[cst.ClassDef]]]:
+        if len(self._stack) > MAX_HELPER_DEPTH:
+            return None
+        func = call.func
+        found: Optional[Tuple[cst.FunctionDef, Optional[cst.ClassDef]]] = None
+        if isinstance(func, cst.Name):
+            name = func.value
+            if scope.resolver.lookup(name) is None and name in self.index.functions:
+                found = (self.index.functions[name], None)
+        elif (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value in ("self", "cls")
+            and scope.owner is not None
+        ):
+            method = self.index.methods(scope.owner).get(func.attr.value)
+            if method is not None:
+                found = (method, scope.owner)
+        if found is None or found[0] in self._stack:
+            return None
+        return found
+
+    def _enter_helper(
+        self,
+        call: cst.Call,
+        helper: Tuple[cst.FunctionDef, Optional[cst.ClassDef]],
+        path: Tuple[Step, ...],
+        caller: FunctionScope,
+    ) -> None:
+        function, owner = helper
+        scope = self._scope(function, owner, is_task=False)
+        parameters = scope.parameters
+        if owner is not None and parameters:
+            parameters = parameters[1:]
+        boundary = Step(id(call), "Call", "call", 0, NO_EXIT, boundary=True)
+        for name, argument in _bind_arguments(parameters, call):
+            self._emit(
+                "bind", argument, scope, path + (boundary,), targets=(cst.Name(name),),
+                value=argument, value_scope=caller,
+            )
+            scope.resolver.bind(name, argument)
+        self._function(scope, path, call)
+
+    def _emit(
+        self,
+        kind: str,
+        node: cst.CSTNode,
+        scope: FunctionScope,
+        path: Tuple[Step, ...],
+        **fields: object,
+    ) -> None:
+        call_site = self._call_sites[-1] if kind == "return" else None
+        self.trace.events.append(
+            Event(
+                kind=kind,
+                node=node,
+                scope=scope,
+                path=path,
+                seq=next(self._seq),
+                call_site=call_site,
+                transaction=self._transactions[-1] if self._transactions else None,
+                **fields,  # type: ignore[arg-type]
+            )
+        )
+
+
+def _is_exit(statement: Union[cst.BaseStatement, cst.BaseSmallStatement]) -> bool:
+    if isinstance(statement, cst.SimpleStatementLine):
+        return any(isinstance(s, (cst.Return, cst.Raise)) for s in statement.body)
+    return isinstance(statement, (cst.Return, cst.Raise))
+
+
+def _calls_in_evaluation_order(node: cst.CSTNode) -> Iterator[cst.Call]:
+    """Calls inside an expression, inner before outer; lambdas do not run."""
+    if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+        return
+    for child in node.children:
+        yield from _calls_in_evaluation_order(child)
+    if isinstance(node, cst.Call):
+        yield node
+
+
+def _bind_arguments(
+    parameters: Sequence[str], call: cst.Call
+) -> Iterator[Tuple[str, cst.BaseExpression]]:
+    positional = [a for a in call.args if a.keyword is None and a.star == ""]
+    for name, arg in zip(parameters, positional):
+        yield name, arg.value
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in parameters:
+            yield arg.keyword.value, arg.value
+
+
+def call_label(call: cst.Call) -> str:
+    """How a message names a call: ``stripe.Charge.create()``."""
+    spelled = dotted_name(call.func)
+    if spelled is None:
+        func = call.func
+        if isinstance(func, cst.Attribute):
+            spelled = f"....{func.attr.value}"
+        else:
+            spelled = "call"
+    return f"{spelled}()"

@@ -1,0 +1,543 @@
+"""What idemlint knows about the outside world, as data.
+
+Every entry is matched against a *resolved* callee name: the dotted name of
+the called expression after the module's own imports and simple local
+bindings have been applied.  ``import stripe as s; s.Charge.create(...)``
+resolves to ``stripe.Charge.create``; ``session = requests.Session()`` then
+``session.post(...)`` resolves to ``requests.Session().post``.  A ``()``
+segment marks "an instance created by calling this".
+
+Patterns are globs: ``*`` matches any run of characters (dots included) and
+``{a,b}`` matches either alternative.  Rules never spell API names; they ask
+this module.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Optional, Sequence, Tuple, TypeVar
+
+
+def glob_to_regex(pattern: str, *, ignore_case: bool = False) -> re.Pattern[str]:
+    """Compile a catalogue glob (``*`` and ``{a,b}``) to an anchored regex."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "*":
+            out.append(".*")
+        elif char == "{":
+            end = pattern.index("}", i)
+            alternatives = pattern[i + 1 : end].split(",")
+            out.append(
+                "(?:" + "|".join(_alternative(a) for a in alternatives) + ")"
+            )
+            i = end
+        else:
+            out.append(re.escape(char))
+        i += 1
+    return re.compile("".join(out) + r"\Z", re.IGNORECASE if ignore_case else 0)
+
+
+def _alternative(text: str) -> str:
+    return ".*".join(re.escape(part) for part in text.split("*"))
+
+
+# --------------------------------------------------------------------------
+# Side effects
+
+
+@dataclass(frozen=True)
+class KeyableEffect:
+    """An API that accepts an idempotency key.
+
+    ``key_position`` is the positional index at which the key may be passed
+    (YooKassa's ``Payment.create(params, key)``).  ``method_position`` is set
+    for generic ``request(method, url)`` calls, which are side effects only
+    for unsafe HTTP methods.  ``opaque_positional`` means positional dict
+    arguments (request bodies, option objects) may carry the key, so one we
+    cannot see earns the benefit of the doubt.  ``sdk_random_key`` marks SDKs
+    that generate a random key per request when none is passed.
+    """
+
+    pattern: str
+    label: str
+    consequence: str
+    key_position: Optional[int] = None
+    method_position: Optional[int] = None
+    opaque_positional: bool = False
+    sdk_random_key: bool = False
+    ignore_case: bool = False
+    key_containers: Tuple[str, ...] = ("headers", "options", "request_options", "extra_headers")
+
+
+@dataclass(frozen=True)
+class NonKeyableEffect:
+    """An API with no idempotency key: a second call is a second message."""
+
+    pattern: str
+    label: str
+
+
+_UNSAFE_VERBS = "{post,put,patch,delete}"
+
+KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
+    KeyableEffect(
+        "stripe.StripeClient().*.{create,create_*,capture,confirm,pay,refund}",
+        "Stripe",
+        "charges the customer or creates the object twice",
+        opaque_positional=True,
+        sdk_random_key=True,
+    ),
+    KeyableEffect(
+        "stripe.*.{create,create_*,capture,confirm,pay,refund,"
+        "finalize_invoice,increment_authorization}",
+        "Stripe",
+        "charges the customer or creates the object twice",
+        sdk_random_key=True,
+    ),
+    KeyableEffect(
+        "yookassa.*.create", "YooKassa", "charges the customer twice", key_position=1, sdk_random_key=True
+    ),
+    KeyableEffect(
+        "yookassa.*.capture", "YooKassa", "charges the customer twice", key_position=2, sdk_random_key=True
+    ),
+    KeyableEffect(
+        "yookassa.*.cancel", "YooKassa", "charges the customer twice", key_position=1, sdk_random_key=True
+    ),
+    KeyableEffect(
+        "square.*.{create_payment,complete_payment,refund_payment,"
+        "payments.create,refunds.create}",
+        "Square",
+        "charges the customer twice",
+        opaque_positional=True,
+        key_containers=("body", "request", "options"),
+    ),
+    KeyableEffect(
+        "Adyen.*.{payments,capture_authorised_payment,refund_captured_payment,"
+        "cancel_authorised_payment,make_instant_card_payout}",
+        "Adyen",
+        "charges the customer twice",
+        opaque_positional=True,
+    ),
+    KeyableEffect(
+        "checkout_sdk.*.{request_payment,request_payout}",
+        "Checkout.com",
+        "charges the customer twice",
+        key_position=1,
+    ),
+    KeyableEffect(
+        "checkout_sdk.*.{capture_payment,refund_payment,void_payment}",
+        "Checkout.com",
+        "charges the customer twice",
+        key_position=2,
+    ),
+    KeyableEffect("{requests,httpx}." + _UNSAFE_VERBS, "HTTP", "sends the request again and the server applies it twice"),
+    KeyableEffect("{requests,httpx,aiohttp}.*()." + _UNSAFE_VERBS, "HTTP", "sends the request again and the server applies it twice"),
+    KeyableEffect("{requests,httpx,aiohttp}.request", "HTTP", "sends the request again and the server applies it twice", method_position=0),
+    KeyableEffect(
+        "{requests,httpx,aiohttp}.*().request", "HTTP", "sends the request again and the server applies it twice", method_position=0
+    ),
+    KeyableEffect("urllib3.request", "HTTP", "sends the request again and the server applies it twice", method_position=0),
+    KeyableEffect("urllib3.*().{request,urlopen}", "HTTP", "sends the request again and the server applies it twice", method_position=0),
+    KeyableEffect(
+        "*gateway*.{charge,refund,capture,payout,transfer}",
+        "payment gateway",
+        "moves the money twice",
+        ignore_case=True,
+    ),
+)
+
+NON_KEYABLE_EFFECTS: Tuple[NonKeyableEffect, ...] = (
+    NonKeyableEffect(
+        "django.core.mail.{send_mail,send_mass_mail,mail_admins,mail_managers}",
+        "email",
+    ),
+    NonKeyableEffect("django.core.mail.*().{send,send_messages}", "email"),
+    NonKeyableEffect("smtplib.*().{sendmail,send_message}", "email"),
+    NonKeyableEffect("flask_mail.*().send", "email"),
+    NonKeyableEffect("sendgrid.*().send", "email"),
+    NonKeyableEffect(
+        "boto3.*().{send_email,send_raw_email,send_templated_email}", "email"
+    ),
+    NonKeyableEffect("boto3.*().publish", "SNS message"),
+    NonKeyableEffect("twilio.*().messages.create", "SMS"),
+    NonKeyableEffect("{slack_sdk,slack}.*().chat_postMessage", "Slack message"),
+    NonKeyableEffect("telegram.*().send_message", "Telegram message"),
+    NonKeyableEffect(
+        "firebase_admin.messaging.{send,send_all,send_each,send_multicast,"
+        "send_each_for_multicast}",
+        "push notification",
+    ),
+    NonKeyableEffect("pyfcm.*().notify*", "push notification"),
+    NonKeyableEffect("*.send_sms", "SMS"),
+    NonKeyableEffect("send_sms", "SMS"),
+    NonKeyableEffect("*send_push*", "push notification"),
+)
+
+UNSAFE_HTTP_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+# Idempotency key spellings, compared after dropping "_" and "-" and case.
+KEY_SPELLINGS = frozenset(
+    {
+        "idempotencykey",
+        "idempotencekey",
+        "xidempotencykey",
+        "ckoidempotencykey",
+        "paypalrequestid",
+    }
+)
+
+
+def normalise_key_spelling(name: str) -> str:
+    return name.replace("_", "").replace("-", "").lower()
+
+
+def is_key_spelling(name: str) -> bool:
+    return normalise_key_spelling(name) in KEY_SPELLINGS
+
+
+# --------------------------------------------------------------------------
+# Nondeterminism (IDM001)
+
+NONDETERMINISTIC_SOURCES: Tuple[str, ...] = (
+    "uuid.{uuid1,uuid4}",
+    "time.{time,time_ns,monotonic,monotonic_ns,perf_counter,perf_counter_ns}",
+    "datetime.datetime.{now,utcnow,today}",
+    "datetime.date.today",
+    "django.utils.timezone.now",
+    "random.*",
+    "secrets.*",
+    "os.urandom",
+)
+
+# Calls that carry nondeterminism from an argument to their result.
+DERIVING_CALLS: Tuple[str, ...] = (
+    "{str,int,float,repr,bytes,format,round,hex,abs,tuple,list}",
+    "hashlib.*",
+    "base64.*",
+    "json.dumps",
+)
+
+# Keyword arguments that are idempotency, dedup or lock keys.
+KEY_KEYWORDS = frozenset(
+    {
+        "dedupkey",
+        "dedupekey",
+        "deduplicationkey",
+        "deduplicationid",
+        "messagededuplicationid",
+        "lockkey",
+        "lockname",
+        "uniquekey",
+    }
+) | KEY_SPELLINGS
+
+# A local variable named like this holds a key, whatever it is passed to.
+KEY_VARIABLE_NAME = re.compile(
+    r"_?(idem\w*|dedupe?\w*|deduplication\w*|lock)_?(key|name)\Z", re.IGNORECASE
+)
+
+
+# --------------------------------------------------------------------------
+# Distributed locks (IDM004, and their keys for IDM001)
+
+
+@dataclass(frozen=True)
+class LockApi:
+    """A call that takes a distributed lock.
+
+    ``requires_flag`` names a keyword that must be truthy for the call to be a
+    lock (redis ``set`` is a lock only with ``nx=True``).  ``ttl_keywords`` and
+    ``ttl_position`` say where an expiry may be passed.  When
+    ``default_expires`` is true, only an explicit ``None`` expiry is a lock
+    without TTL (Django's ``cache.add`` falls back to the cache's timeout).
+    """
+
+    pattern: str
+    label: str
+    key_position: int
+    key_keyword: str
+    ttl_keywords: Tuple[str, ...]
+    ttl_position: Optional[int] = None
+    requires_flag: Optional[str] = None
+    min_positional: int = 1
+    default_expires: bool = False
+    never_expires: bool = False
+
+
+LOCK_APIS: Tuple[LockApi, ...] = (
+    LockApi(
+        "*.set",
+        "redis SET NX",
+        key_position=0,
+        key_keyword="name",
+        ttl_keywords=("ex", "px", "exat", "pxat"),
+        ttl_position=2,
+        requires_flag="nx",
+        min_positional=0,
+    ),
+    LockApi(
+        "*.setnx",
+        "redis SETNX",
+        key_position=0,
+        key_keyword="name",
+        ttl_keywords=(),
+        never_expires=True,
+        min_positional=0,
+    ),
+    LockApi(
+        "redis_lock.Lock",
+        "python-redis-lock Lock",
+        key_position=1,
+        key_keyword="name",
+        ttl_keywords=("expire",),
+        ttl_position=2,
+        min_positional=0,
+    ),
+    LockApi(
+        "redis.*Lock",
+        "redis-py Lock",
+        key_position=1,
+        key_keyword="name",
+        ttl_keywords=("timeout",),
+        ttl_position=2,
+        min_positional=0,
+    ),
+    LockApi(
+        "*.lock",
+        "redis lock",
+        key_position=0,
+        key_keyword="name",
+        ttl_keywords=("timeout",),
+        ttl_position=1,
+    ),
+    LockApi(
+        "*.add",
+        "cache.add lock",
+        key_position=0,
+        key_keyword="key",
+        ttl_keywords=("timeout",),
+        ttl_position=2,
+        min_positional=2,
+        default_expires=True,
+    ),
+)
+
+# Receivers whose locks live in one process and die with it.
+LOCAL_LOCK_MODULES = frozenset(
+    {
+        "threading",
+        "asyncio",
+        "multiprocessing",
+        "filelock",
+        "fasteners",
+        "portalocker",
+        "fcntl",
+        "trio",
+        "anyio",
+        "gevent",
+    }
+)
+
+
+# --------------------------------------------------------------------------
+# Done markers (IDM003)
+
+DONE_STATES = frozenset(
+    {
+        "paid",
+        "sent",
+        "done",
+        "completed",
+        "complete",
+        "processed",
+        "charged",
+        "captured",
+        "refunded",
+        "notified",
+        "delivered",
+        "published",
+        "shipped",
+        "fulfilled",
+        "finished",
+        "succeeded",
+        "success",
+        "successful",
+        "emailed",
+        "handled",
+        "synced",
+        "exported",
+        "imported",
+        "uploaded",
+        "settled",
+        "confirmed",
+        "billed",
+        "invoiced",
+        "paid_out",
+        "transferred",
+    }
+)
+
+# Attribute or column names that hold a status value.
+STATUS_FIELDS = re.compile(r"(\w+_)?(status|state)\Z", re.IGNORECASE)
+
+# Boolean or timestamp fields that say "done" when set.
+DONE_FLAG_FIELDS = re.compile(
+    r"(is_|has_been_|was_)?(\w+_)?("
+    + "|".join(sorted(DONE_STATES))
+    + r")(_at|_on|_flag)?\Z",
+    re.IGNORECASE,
+)
+
+# Words in a cache key or table name that say "this work is done".
+DONE_KEY_WORDS = re.compile(
+    r"(done|processed|completed|complete|sent|handled|finished|idempoten|"
+    r"notified|delivered|charged|paid|dedup)",
+    re.IGNORECASE,
+)
+
+# Model names of dedup / processed tables.
+DEDUP_TABLE_NAMES = re.compile(
+    r"(processed|dedup|idempoten|handled|seen|completed|sent)", re.IGNORECASE
+)
+
+# ORM and SQL writes that persist a row or field.
+INSERT_METHODS = frozenset({"create", "get_or_create", "bulk_create", "insert"})
+SQL_EXECUTE_METHODS = frozenset({"execute", "executemany"})
+SQL_INSERT = re.compile(r"\b(insert\s+into|update)\s+[\"`]?(\w+)", re.IGNORECASE)
+SAVE_METHODS = frozenset({"save", "asave", "commit", "flush", "update", "aupdate"})
+CACHE_SET_METHODS = frozenset({"set", "aset", "hset", "sadd", "setex", "set_many"})
+
+# Transaction scopes (IDM003 treats marker and work inside one as atomic).
+TRANSACTION_CONTEXTS: Tuple[str, ...] = (
+    "django.db.transaction.atomic",
+    "django.db.transaction.atomic()",
+    "*.begin()",
+    "*.begin_nested()",
+    "*.transaction()",
+)
+
+# Calls that are neither the work a marker records nor a side effect.
+BOOKKEEPING_CALLS: Tuple[str, ...] = (
+    "logging.*",
+    "*logger.*",
+    "*log.{debug,info,warning,warn,error,exception,critical}",
+    "{print,len,str,int,float,bool,dict,list,set,tuple,isinstance,getattr,"
+    "setattr,hasattr,sorted,min,max,sum,range,enumerate,zip,repr,super,type}",
+    "*.objects.{get,filter,exclude,select_for_update,all,only,values,"
+    "values_list,first,last,count,exists,get_or_create,update_or_create,order_by}",
+    "*.{release,acquire,extend,raise_for_status,json,read,wait,"
+    "get,filter,exclude,select_for_update,refresh_from_db,save,update,"
+    "delete,commit,flush,rollback,add,query,all,first,one,scalar,"
+    "scalars,count,exists,format,join,strip,lower,upper,encode,decode,"
+    "items,keys,values,append,extend,pop,copy,isoformat,strftime,"
+    "set,incr,expire,hset,hget,sadd,close,info,debug,warning,error,exception}",
+    "django.utils.timezone.now",
+    "time.*",
+    "datetime.*",
+    "uuid.*",
+    "transaction.*",
+    "django.db.transaction.*",
+)
+
+
+# --------------------------------------------------------------------------
+# Task detection (see idemlint.tasks)
+
+TASK_DECORATORS = frozenset(
+    {
+        "celery.shared_task",
+        "celery.task",
+        "celery.decorators.task",
+        "celery.decorators.periodic_task",
+        "celery.task.task",
+        "celery.task.periodic_task",
+        "celery.task.base.periodic_task",
+        "dramatiq.actor",
+        "huey.contrib.djhuey.task",
+        "huey.contrib.djhuey.periodic_task",
+        "huey.contrib.djhuey.db_task",
+        "huey.contrib.djhuey.db_periodic_task",
+        "rq.decorators.job",
+        "rq.job",
+        "django_rq.job",
+        "django_rq.decorators.job",
+    }
+)
+
+# ``@<app>.task``, ``@huey.periodic_task(...)``, ``@broker.task``.
+TASK_DECORATOR_METHODS = frozenset(
+    {"task", "periodic_task", "db_task", "db_periodic_task"}
+)
+
+# Decorator names distinctive enough to trust when imported from a module we
+# do not know (a project's own re-export) or when not imported at all.
+TASK_DECORATOR_NAMES = frozenset(
+    {"shared_task", "periodic_task", "db_task", "db_periodic_task"}
+)
+
+# ``@task`` with no import in sight (a star import) is Celery's.
+UNIMPORTED_TASK_DECORATOR_NAMES = TASK_DECORATOR_NAMES | {"task"}
+
+# Libraries whose ``task`` is not a durable background task.
+NON_QUEUE_MODULES = frozenset(
+    {
+        "invoke",
+        "fabric",
+        "prefect",
+        "airflow",
+        "luigi",
+        "pytest",
+        "nox",
+        "doit",
+        "dagster",
+        "asyncio",
+        "trio",
+        "anyio",
+    }
+)
+
+CELERY_TASK_BASES = frozenset(
+    {
+        "celery.Task",
+        "celery.app.task.Task",
+        "celery.task.Task",
+        "celery.task.base.Task",
+    }
+)
+
+# RQ: ``queue.enqueue(func, ...)`` and friends; value = position of the function.
+ENQUEUE_METHODS = {"enqueue": 0, "enqueue_call": 0, "enqueue_in": 1, "enqueue_at": 1}
+
+ARQ_WRAPPERS = frozenset({"arq.func", "arq.worker.func", "arq.cron", "arq.cron.cron"})
+ARQ_SETTINGS_LISTS = frozenset({"functions", "cron_jobs"})
+
+
+# --------------------------------------------------------------------------
+# Matching
+
+T = TypeVar("T", KeyableEffect, NonKeyableEffect, LockApi)
+
+
+def first_match(entries: Sequence[T], name: Optional[str]) -> Optional[T]:
+    """The first catalogue entry whose pattern matches a resolved name."""
+    if not name:
+        return None
+    for entry in entries:
+        if _compiled(entry.pattern, getattr(entry, "ignore_case", False)).match(name):
+            return entry
+    return None
+
+
+def matches_any(patterns: Sequence[str], name: Optional[str]) -> bool:
+    if not name:
+        return False
+    return any(_compiled(pattern, False).match(name) for pattern in patterns)
+
+
+@lru_cache(maxsize=None)
+def _compiled(pattern: str, ignore_case: bool) -> re.Pattern[str]:
+    return glob_to_regex(pattern, ignore_case=ignore_case)

@@ -1,0 +1,315 @@
+"""What a call does, asked of the catalogue: side effect, key, lock.
+
+These are the questions several rules share (IDM001 needs the key argument
+of a charge and of a lock, IDM002 whether a key is present, IDM003 whether a
+call is a side effect), answered in one place so the rules never re-spell
+APIs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Iterator, List, Optional, Set, Tuple
+
+import libcst as cst
+
+from idemlint import catalog
+from idemlint.analysis import Event, FunctionScope, Trace, call_label
+from idemlint.settings import Settings
+
+
+@dataclass(frozen=True)
+class KeySink:
+    """An expression used as an idempotency, dedup or lock key."""
+
+    expression: cst.BaseExpression
+    description: str
+
+
+class Knowledge:
+    """The catalogue, extended by the project's settings, applied to a trace."""
+
+    def __init__(self, trace: Trace, constants: Dict[str, cst.BaseExpression], settings: Settings) -> None:
+        self.trace = trace
+        self.constants = constants
+        self.settings = settings
+        self._assigned: Dict[Tuple[int, str], List[cst.BaseExpression]] = {}
+        self._mutated: Set[Tuple[int, str]] = set()
+        for event in trace.events:
+            self._remember(event)
+
+    # -- visible values ---------------------------------------------------
+
+    def _remember(self, event: Event) -> None:
+        if event.kind in ("assign", "bind") and event.value is not None:
+            for target in event.targets:
+                if isinstance(target, cst.Name):
+                    key = (id(event.scope), target.value)
+                    self._assigned.setdefault(key, []).append(event.value)
+                elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+                    self._mutated.add((id(event.scope), target.value.value))
+        elif event.kind == "call" and isinstance(event.node, cst.Call):
+            func = event.node.func
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+                if func.attr.value in ("update", "setdefault", "__setitem__"):
+                    self._mutated.add((id(event.scope), func.value.value))
+
+    def visible_value(
+        self, name: str, scope: FunctionScope
+    ) -> Optional[cst.BaseExpression]:
+        """The one value a local or module constant was given, if we can see it."""
+        key = (id(scope), name)
+        if key in self._mutated:
+            return None
+        values = self._assigned.get(key)
+        if values is not None:
+            return values[0] if len(values) == 1 else None
+        if name in scope.parameters:
+            return None
+        return self.constants.get(name)
+
+    def string_value(
+        self, node: cst.BaseExpression, scope: FunctionScope
+    ) -> Optional[str]:
+        """The literal text of a string expression (f-string parts joined)."""
+        if isinstance(node, cst.SimpleString):
+            evaluated = node.evaluated_value
+            return evaluated if isinstance(evaluated, str) else None
+        if isinstance(node, cst.FormattedString):
+            return "".join(
+                part.value if isinstance(part, cst.FormattedStringText) else "{}"
+                for part in node.parts
+            )
+        if isinstance(node, cst.ConcatenatedString):
+            left = self.string_value(node.left, scope)
+            right = self.string_value(node.right, scope)
+            return None if left is None or right is None else left + right
+        if isinstance(node, cst.BinaryOperation) and isinstance(
+            node.operator, (cst.Add, cst.Modulo)
+        ):
+            return self.string_value(node.left, scope)
+        if isinstance(node, cst.Name):
+            value = self.visible_value(node.value, scope)
+            if value is not None and value is not node:
+                return self.string_value(value, scope)
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if node.func.attr.value == "format":
+                return self.string_value(node.func.value, scope)
+        return None
+
+    # -- side effects -----------------------------------------------------
+
+    def keyable_effect(self, event: Event) -> Optional[catalog.KeyableEffect]:
+        if event.kind != "call" or not isinstance(event.node, cst.Call):
+            return None
+        effect = catalog.first_match(self.settings.keyable_effects, event.callee)
+        if effect is None or effect.method_position is None:
+            return effect
+        method = argument(event.node, effect.method_position, "method")
+        if method is None:
+            return None
+        text = self.string_value(method, event.scope)
+        if text is None or text.upper() not in catalog.UNSAFE_HTTP_METHODS:
+            return None
+        return effect
+
+    def non_keyable_effect(self, event: Event) -> Optional[catalog.NonKeyableEffect]:
+        if event.kind != "call":
+            return None
+        return catalog.first_match(self.settings.non_keyable_effects, event.callee)
+
+    def is_side_effect(self, event: Event) -> bool:
+        return self.keyable_effect(event) is not None or self.non_keyable_effect(event) is not None
+
+    def has_idempotency_key(
+        self, event: Event, effect: catalog.KeyableEffect
+    ) -> bool:
+        """Whether the call passes a key, or might through what we cannot see."""
+        call = event.node
+        assert isinstance(call, cst.Call)
+        positional = [a for a in call.args if a.keyword is None and a.star == ""]
+        for arg in call.args:
+            if arg.star == "**":
+                return True
+            if arg.keyword is not None:
+                name = arg.keyword.value
+                if self._is_key_name(name):
+                    return not _is_none(arg.value)
+                if name in effect.key_containers and self._mapping_has_key(
+                    arg.value, event.scope
+                ):
+                    return True
+            elif arg.star == "" and isinstance(arg.value, cst.Dict):
+                if self._mapping_has_key(arg.value, event.scope):
+                    return True
+        if effect.key_position is not None and effect.key_position < len(positional):
+            return not _is_none(positional[effect.key_position].value)
+        if effect.opaque_positional:
+            return any(_is_opaque(a.value) for a in positional)
+        return False
+
+    def _is_key_name(self, name: str) -> bool:
+        return catalog.is_key_spelling(name) or name in self.settings.key_arguments
+
+    def _mapping_has_key(
+        self, node: cst.BaseExpression, scope: FunctionScope, depth: int = 0
+    ) -> bool:
+        """A dict we can see holds a key; one we cannot see gets the benefit of the doubt."""
+        if depth > 4:
+            return True
+        if isinstance(node, cst.Name):
+            value = self.visible_value(node.value, scope)
+            if value is None:
+                return True
+            return self._mapping_has_key(value, scope, depth + 1)
+        if isinstance(node, cst.Call) and self._is_dict_call(node, scope):
+            return any(
+                a.star == "**"
+                or (a.keyword is not None and self._is_key_name(a.keyword.value))
+                for a in node.args
+            ) or any(a.keyword is None and a.star == "" for a in node.args)
+        if not isinstance(node, cst.Dict):
+            return not isinstance(node, (cst.SimpleString, cst.Integer, cst.List))
+        for element in node.elements:
+            if isinstance(element, cst.StarredDictElement):
+                return True
+            key = self.string_value(element.key, scope)
+            if key is None:
+                return True
+            if self._is_key_name(key) and not _is_none(element.value):
+                return True
+            if isinstance(element.value, (cst.Dict, cst.Name)) and key in (
+                "headers",
+                "options",
+            ):
+                if self._mapping_has_key(element.value, scope, depth + 1):
+                    return True
+        return False
+
+    def _is_dict_call(self, call: cst.Call, scope: FunctionScope) -> bool:
+        return scope.resolver.resolve(call.func) == "dict"
+
+    def key_sinks(self, event: Event) -> Iterator[KeySink]:
+        """Expressions this event uses as idempotency, dedup or lock keys."""
+        if event.kind == "assign" and event.value is not None:
+            for target in event.targets:
+                if isinstance(target, cst.Name) and catalog.KEY_VARIABLE_NAME.match(
+                    target.value
+                ):
+                    yield KeySink(event.value, f"key variable `{target.value}`")
+            return
+        if event.kind != "call" or not isinstance(event.node, cst.Call):
+            return
+        call = event.node
+        label = call_label(call)
+        for arg in call.args:
+            if arg.keyword is not None:
+                normalised = catalog.normalise_key_spelling(arg.keyword.value)
+                if normalised in catalog.KEY_KEYWORDS or arg.keyword.value in (
+                    self.settings.key_arguments
+                ):
+                    yield KeySink(arg.value, f"`{arg.keyword.value}` of `{label}`")
+            for key, value in self._dict_entries(arg.value, event.scope):
+                if catalog.is_key_spelling(key):
+                    yield KeySink(value, f"`{key}` header of `{label}`")
+        effect = self.keyable_effect(event)
+        if effect is not None and effect.key_position is not None:
+            value = argument(call, effect.key_position, None)
+            if value is not None:
+                yield KeySink(value, f"idempotency key of `{label}`")
+        lock = self.lock_api(event)
+        if lock is not None:
+            value = argument(call, lock.key_position, lock.key_keyword)
+            if value is not None:
+                yield KeySink(value, f"lock key of `{label}`")
+
+    def _dict_entries(
+        self, node: cst.BaseExpression, scope: FunctionScope, depth: int = 0
+    ) -> Iterator[Tuple[str, cst.BaseExpression]]:
+        if depth > 3:
+            return
+        if isinstance(node, cst.Name):
+            value = self.visible_value(node.value, scope)
+            if isinstance(value, cst.Dict):
+                yield from self._dict_entries(value, scope, depth + 1)
+            return
+        if not isinstance(node, cst.Dict):
+            return
+        for element in node.elements:
+            if isinstance(element, cst.DictElement):
+                key = self.string_value(element.key, scope)
+                if key is not None:
+                    yield key, element.value
+                yield from self._dict_entries(element.value, scope, depth + 1)
+
+    # -- locks ------------------------------------------------------------
+
+    def lock_api(self, event: Event) -> Optional[catalog.LockApi]:
+        """The distributed-lock API this call takes a lock through, if any."""
+        if event.kind != "call" or not isinstance(event.node, cst.Call):
+            return None
+        callee = event.callee
+        if not callee or callee.split(".")[0] in catalog.LOCAL_LOCK_MODULES:
+            return None
+        call = event.node
+        positional = [a for a in call.args if a.keyword is None and a.star == ""]
+        for api in catalog.LOCK_APIS:
+            if not catalog.matches_any((api.pattern,), callee):
+                continue
+            if api.requires_flag is not None and not _truthy_keyword(call, api.requires_flag):
+                continue
+            has_key = len(positional) > api.key_position or any(
+                a.keyword is not None and a.keyword.value == api.key_keyword
+                for a in call.args
+            )
+            if not has_key or len(positional) < api.min_positional:
+                continue
+            return api
+        return None
+
+    @staticmethod
+    def lock_has_ttl(call: cst.Call, api: catalog.LockApi) -> bool:
+        if api.never_expires:
+            return False
+        if any(a.star == "**" for a in call.args):
+            return True
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value in api.ttl_keywords:
+                return not _is_none(arg.value)
+        if api.ttl_position is not None:
+            value = argument(call, api.ttl_position, None)
+            if value is not None:
+                return not _is_none(value)
+        return api.default_expires
+
+
+def argument(
+    call: cst.Call, position: int, keyword: Optional[str] = None
+) -> Optional[cst.BaseExpression]:
+    """The argument passed by ``keyword`` or else at ``position``."""
+    for arg in call.args:
+        if keyword is not None and arg.keyword is not None and arg.keyword.value == keyword:
+            return arg.value
+    positional = [a for a in call.args if a.keyword is None and a.star == ""]
+    if any(a.star == "*" for a in call.args):
+        return None
+    return positional[position].value if position < len(positional) else None
+
+
+def _truthy_keyword(call: cst.Call, name: str) -> bool:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return not (
+                isinstance(arg.value, cst.Name) and arg.value.value in ("False", "None")
+            )
+    return False
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _is_opaque(node: cst.BaseExpression) -> bool:
+    return isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
+
+

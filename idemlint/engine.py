@@ -1,0 +1,208 @@
+"""Files in, findings out: the one engine behind every front end.
+
+For each file: decide on the raw bytes whether it can hold a task at all
+(most files of an application cannot, and then cost one read), decode, parse
+once with libcst, index the module, build one trace per task, run every rule
+over the traces, then compute positions only for the nodes that are reported.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import tokenize
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Iterable, List, Sequence, Tuple, Union
+
+from idemlint.discovery import discover
+from idemlint.findings import FileProblem, Finding
+from idemlint.settings import DEFAULT_SETTINGS, Settings
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+_TASK_HINTS = rb"[Tt]ask|actor|job|enqueue|WorkerSettings|arq"
+
+
+@dataclass(frozen=True)
+class LintResult:
+    findings: Tuple[Finding, ...] = ()
+    problems: Tuple[FileProblem, ...] = ()
+
+
+@dataclass
+class _Reported:
+    node: "cst.CSTNode"
+    code: str
+    message: str
+    task: str
+
+
+def could_hold_tasks(source: Union[str, bytes], settings: Settings = DEFAULT_SETTINGS) -> bool:
+    """Cheap test on the raw text: can this file contain anything we report?"""
+    if isinstance(source, str):
+        return _text_hints(settings.task_decorators).search(source) is not None
+    return _byte_hints(settings.task_decorators).search(source) is not None
+
+
+@lru_cache(maxsize=8)
+def _byte_hints(extra: Tuple[str, ...]) -> "re.Pattern[bytes]":
+    names = [re.escape(name.split(".")[-1].encode()) for name in extra]
+    return re.compile(b"|".join([_TASK_HINTS, *names]))
+
+
+@lru_cache(maxsize=8)
+def _text_hints(extra: Tuple[str, ...]) -> "re.Pattern[str]":
+    return re.compile(_byte_hints(extra).pattern.decode())
+
+
+def decode(source: bytes, path: str) -> Union[str, FileProblem]:
+    """Decode like Python does: PEP 263 cookie, BOM, UTF-8 by default."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        return source.decode(encoding)
+    except (SyntaxError, UnicodeDecodeError, LookupError) as error:
+        return FileProblem(path, 1, 1, "E902", f"cannot decode file: {error}")
+
+
+def lint_source(
+    source: Union[str, bytes],
+    path: str = "<string>",
+    settings: Settings = DEFAULT_SETTINGS,
+    *,
+    apply_noqa: bool = True,
+) -> LintResult:
+    """Lint one file's content. ``apply_noqa=False`` leaves suppression to flake8."""
+    if not could_hold_tasks(source, settings):
+        return LintResult()
+    text = source if isinstance(source, str) else decode(source, path)
+    if isinstance(text, FileProblem):
+        return LintResult(problems=(text,))
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return _lint_text(text, path, settings, apply_noqa)
+
+
+def _lint_text(text: str, path: str, settings: Settings, apply_noqa: bool) -> LintResult:
+    import libcst as cst
+
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        message = str(error.message).splitlines()[0] if error.message else "invalid syntax"
+        return LintResult(
+            problems=(
+                FileProblem(path, error.raw_line, error.raw_column + 1, "E999",
+                            f"SyntaxError: {message}"),
+            )
+        )
+    except RecursionError:
+        return LintResult(
+            problems=(FileProblem(path, 1, 1, "E999", "file is nested too deeply to parse"),)
+        )
+    reported = _analyse(module, settings)
+    if not reported:
+        return LintResult()
+    findings = _locate(module, reported, path)
+    if apply_noqa:
+        findings = _without_suppressed(findings, text)
+    return LintResult(findings=tuple(sorted(findings, key=_order)))
+
+
+def _analyse(module: "cst.Module", settings: Settings) -> List[_Reported]:
+    from idemlint.analysis import TraceBuilder
+    from idemlint.effects import Knowledge
+    from idemlint.rules import RULES
+    from idemlint.tasks import build_index, find_tasks
+
+    rules = [rule for rule in RULES if settings.enabled(rule.code)]
+    index = build_index(module)
+    reported: List[_Reported] = []
+    seen = set()
+    for task in find_tasks(index, settings.task_decorators):
+        trace = TraceBuilder(index, task).build()
+        knowledge = Knowledge(trace, index.constants, settings)
+        for rule in rules:
+            for violation in rule.check(trace, knowledge):
+                key = (rule.code, id(violation.node))
+                if key in seen:
+                    continue
+                seen.add(key)
+                reported.append(_Reported(violation.node, rule.code, violation.message, task.name))
+    return reported
+
+
+def _locate(module: "cst.Module", reported: List[_Reported], path: str) -> List[Finding]:
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    from idemlint.rules import RULES_BY_CODE
+
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    findings = []
+    for item in reported:
+        where: cst.metadata.CodeRange = positions[item.node]
+        rule = RULES_BY_CODE[item.code]
+        findings.append(
+            Finding(
+                path=path,
+                line=where.start.line,
+                column=where.start.column + 1,
+                code=item.code,
+                end_line=where.end.line,
+                end_column=where.end.column + 1,
+                rule=rule.name,
+                message=item.message,
+                why=rule.why,
+                fix=rule.fix,
+                task=item.task,
+            )
+        )
+    return findings
+
+
+def _without_suppressed(findings: List[Finding], text: str) -> List[Finding]:
+    from idemlint.noqa import NoqaMap
+
+    noqa = NoqaMap(text.splitlines(keepends=True))
+    return [f for f in findings if not noqa.suppressed(f.line, f.code)]
+
+
+def _order(finding: Finding) -> Tuple[str, int, int, str]:
+    return (finding.path, finding.line, finding.column, finding.code)
+
+
+def lint_file(path: str, settings: Settings = DEFAULT_SETTINGS) -> LintResult:
+    """Read and lint one file; any problem reading it becomes a FileProblem."""
+    try:
+        with open(path, "rb") as handle:
+            source = handle.read()
+    except IsADirectoryError:
+        return LintResult(problems=(FileProblem(path, 1, 1, "E902", "is a directory"),))
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        return LintResult(problems=(FileProblem(path, 1, 1, "E902", f"cannot read file: {reason}"),))
+    return lint_source(source, path, settings)
+
+
+def lint_paths(
+    paths: Iterable[str],
+    settings: Settings = DEFAULT_SETTINGS,
+    exclude: Sequence[str] = (),
+) -> LintResult:
+    """Lint files and directories (recursively); results sorted by position."""
+    findings: List[Finding] = []
+    problems: List[FileProblem] = []
+    for item in discover(paths, exclude):
+        if isinstance(item, FileProblem):
+            problems.append(item)
+            continue
+        result = lint_file(item, settings)
+        findings.extend(result.findings)
+        problems.extend(result.problems)
+    return LintResult(
+        findings=tuple(sorted(findings, key=_order)),
+        problems=tuple(sorted(problems)),
+    )

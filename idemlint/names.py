@@ -1,0 +1,125 @@
+"""Name resolution through a module's own import statements.
+
+This is the cheap alternative to libcst's ``QualifiedNameProvider``: one
+table of import aliases per module plus the simple local bindings of a
+function (``client = stripe.StripeClient(key)``, ``with httpx.Client() as c``,
+``r: redis.Redis``).  It is enough to tell ``from uuid import uuid4 as
+make_id`` from a project function called ``uuid4``, and ``redis.Redis().lock``
+from ``threading.Lock()``.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Mapping, Optional, Union
+
+import libcst as cst
+
+
+def dotted_name(node: cst.BaseExpression) -> Optional[str]:
+    """The spelled dotted name of a Name/Attribute chain, or None."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted_name(node.value)
+        return f"{base}.{node.attr.value}" if base else None
+    return None
+
+
+def import_bindings(
+    node: Union[cst.Import, cst.ImportFrom], package: Optional[str] = None
+) -> Dict[str, str]:
+    """Local name -> qualified name for one import statement.
+
+    Relative imports resolve against ``package`` when it is known and keep a
+    leading dot otherwise, so they never collide with a top-level library.
+    """
+    bindings: Dict[str, str] = {}
+    if isinstance(node, cst.Import):
+        for alias in node.names:
+            qualified = dotted_name(alias.name) or ""
+            if alias.asname is not None:
+                local = dotted_name(alias.asname.name)  # type: ignore[arg-type]
+                if local:
+                    bindings[local] = qualified
+            else:
+                top = qualified.split(".")[0]
+                bindings[top] = top
+        return bindings
+    if isinstance(node.names, cst.ImportStar):
+        return bindings
+    module = dotted_name(node.module) if node.module is not None else ""
+    dots = "." * len(node.relative)
+    if dots:
+        module = _absolute(dots, module or "", package)
+    for alias in node.names:
+        name = dotted_name(alias.name) or ""
+        local = name
+        if alias.asname is not None:
+            local = dotted_name(alias.asname.name) or name  # type: ignore[arg-type]
+        bindings[local] = f"{module}.{name}" if module else name
+    return bindings
+
+
+def _absolute(dots: str, module: str, package: Optional[str]) -> str:
+    if package is None:
+        return dots + module
+    parts = package.split(".")
+    keep = len(parts) - (len(dots) - 1)
+    base = ".".join(parts[: max(keep, 0)])
+    return ".".join(part for part in (base, module) if part)
+
+
+class Resolver:
+    """Resolves expressions to dotted names in one scope.
+
+    ``imports`` is the module's alias table; ``bindings`` are names bound in
+    the current scope to the resolved name of an expression (an instance is
+    written with a trailing ``()``).  Names bound nowhere resolve to their own
+    spelling, which is what the catalogue's ``*gateway*`` patterns and
+    project-local helpers need.
+    """
+
+    def __init__(
+        self,
+        imports: Mapping[str, str],
+        bindings: Optional[Mapping[str, str]] = None,
+        parent: Optional["Resolver"] = None,
+    ) -> None:
+        self.imports = imports
+        self.bindings: Dict[str, str] = dict(bindings or {})
+        self.parent = parent
+
+    def child(self) -> "Resolver":
+        return Resolver(self.imports, parent=self)
+
+    def bind(self, name: str, expression: cst.BaseExpression) -> None:
+        resolved = self.resolve(expression)
+        if resolved is not None:
+            self.bindings[name] = resolved
+
+    def lookup(self, name: str) -> Optional[str]:
+        scope: Optional[Resolver] = self
+        while scope is not None:
+            if name in scope.bindings:
+                return scope.bindings[name]
+            scope = scope.parent
+        return self.imports.get(name)
+
+    def is_imported(self, name: str) -> bool:
+        return name in self.imports
+
+    def resolve(self, node: cst.BaseExpression) -> Optional[str]:
+        if isinstance(node, cst.Name):
+            return self.lookup(node.value) or node.value
+        if isinstance(node, cst.Attribute):
+            base = self.resolve(node.value)
+            return f"{base}.{node.attr.value}" if base else None
+        if isinstance(node, cst.Call):
+            base = self.resolve(node.func)
+            return f"{base}()" if base else None
+        if isinstance(node, cst.Subscript):
+            base = self.resolve(node.value)
+            return f"{base}[]" if base else None
+        if isinstance(node, cst.Await):
+            return self.resolve(node.expression)
+        return None

@@ -1,0 +1,49 @@
+"""What a rule is: metadata for docs and reports, and a check over a trace."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Iterator
+
+import libcst as cst
+
+from idemlint.analysis import Event, Trace
+from idemlint.effects import Knowledge
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A rule's raw result: the node to report and the finding's message."""
+
+    node: cst.CSTNode
+    message: str
+
+
+class Rule:
+    """A rule: one code, its documentation, and :meth:`check`.
+
+    ``why`` and ``fix`` follow ruff's documentation sections ("Why is this
+    bad?", "Use instead"); ``example`` and ``use_instead`` are code.  The
+    README table, ``docs/rules/`` and ``idemlint explain`` are generated from
+    these attributes.
+    """
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    what: ClassVar[str]
+    why: ClassVar[str]
+    fix: ClassVar[str]
+    example: ClassVar[str]
+    use_instead: ClassVar[str]
+    limits: ClassVar[str] = ""
+
+    def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
+        raise NotImplementedError
+
+
+def where(event: Event, task: str) -> str:
+    """``task `x``` or ``helper `h` (reached from task `x`)`` for messages."""
+    if event.scope.is_task:
+        return f"task `{task}`"
+    return f"`{event.scope.qualified_name}` (called from task `{task}`)"

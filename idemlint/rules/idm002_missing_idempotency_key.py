@@ -1,0 +1,72 @@
+"""IDM002 missing-idempotency-key."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from idemlint.analysis import Trace, call_label
+from idemlint.effects import Knowledge
+from idemlint.rules.base import Rule, Violation, where
+
+
+class MissingIdempotencyKey(Rule):
+    code = "IDM002"
+    name = "missing-idempotency-key"
+    summary = "A keyable side effect in a task is called without an idempotency key"
+    what = (
+        "Finds calls to APIs that accept an idempotency key (Stripe, YooKassa, "
+        "Square, Adyen, Checkout.com, payment gateways, HTTP POST/PUT/PATCH/DELETE "
+        "through requests, httpx, aiohttp or urllib3) made from a task without one. "
+        "A call that passes `**kwargs`, or a `headers=`/`options=` variable whose "
+        "content cannot be seen, gets the benefit of the doubt."
+    )
+    why = (
+        "Every durable queue delivers at least once: a worker killed after the "
+        "charge but before the ack, an expired visibility timeout or a retry "
+        "after partial success runs the task again, and the provider sees a "
+        "brand-new request. Stripe's and YooKassa's SDKs add a random key per "
+        "request when you pass none; that protects only the SDK's own network "
+        "retries, never a redelivered task."
+    )
+    fix = (
+        "Pass a key derived from the task's own arguments (the unit of work), "
+        "for example `f\"charge-order-{order_id}\"`, or one created by the caller "
+        "and passed in. For HTTP, send it as an `Idempotency-Key` header."
+    )
+    example = '''\
+@shared_task(acks_late=True)
+def charge_order(order_id):
+    order = Order.objects.get(id=order_id)
+    stripe.PaymentIntent.create(amount=order.total, currency="eur",
+                                customer=order.customer_id)
+'''
+    use_instead = '''\
+@shared_task(acks_late=True)
+def charge_order(order_id):
+    order = Order.objects.get(id=order_id)
+    stripe.PaymentIntent.create(amount=order.total, currency="eur",
+                                customer=order.customer_id,
+                                idempotency_key=f"charge-order-{order_id}")
+'''
+    limits = (
+        "Only APIs in the catalogue (and those added in configuration) are "
+        "known. A key hidden behind a variable we cannot see is assumed present."
+    )
+
+    def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
+        for event in trace.calls():
+            effect = knowledge.keyable_effect(event)
+            if effect is None or knowledge.has_idempotency_key(event, effect):
+                continue
+            note = ""
+            if effect.sdk_random_key:
+                note = (
+                    f" (the {effect.label} SDK's automatic key covers only its own "
+                    "network retries, not a redelivered task)"
+                )
+            yield Violation(
+                event.node,
+                f"`{call_label(event.node)}` in {where(event, trace.task.name)} is "  # type: ignore[arg-type]
+                f"called without an idempotency key; a redelivered task "
+                f"{effect.consequence}{note}",
+            )

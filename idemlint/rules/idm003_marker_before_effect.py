@@ -1,0 +1,288 @@
+"""IDM003 marker-before-effect."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Dict, Iterator, List, Optional
+
+import libcst as cst
+
+from idemlint import catalog
+from idemlint.analysis import Event, Trace, call_label, happens_before
+from idemlint.effects import Knowledge, argument
+from idemlint.names import dotted_name
+from idemlint.rules.base import Rule, Violation, where
+
+# Verbs in a call name that do the work a status/flag marker records.
+_WORK_VERBS = re.compile(
+    r"(charge|pay|capture|refund|send|notify|email|mail|publish|deliver|ship|"
+    r"transfer|payout|post|upload|sync|export|push|dispatch|fulfil|invoice|"
+    r"bill|process|handle|submit)",
+    re.IGNORECASE,
+)
+_DISPATCH_METHODS = frozenset({"delay", "apply_async", "kiq", "send", "send_with_options"})
+
+
+@dataclass(frozen=True)
+class _Marker:
+    """A done-marker write: ``report`` is where it is reported, ``write`` the
+    event that persists it; ``dedup`` markers record any following work."""
+
+    report: cst.CSTNode
+    write: Event
+    text: str
+    dedup: bool
+
+
+class MarkerBeforeEffect(Rule):
+    code = "IDM003"
+    name = "marker-before-effect"
+    summary = "A 'done' marker is written before the side effect it records"
+    what = (
+        "Finds writes that mark work as done (a `status = \"paid\"`/`\"sent\"`/"
+        "`\"done\"` saved or updated, a `notified = True` style flag, a cache or "
+        "Redis key of done/processed/idempotency work, a row in a processed or "
+        "dedup table) that run before the side effect or work they record, "
+        "outside one transaction with it."
+    )
+    why = (
+        "If the worker dies between the marker and the effect, the marker says "
+        "the work is done while it is not. The redelivered task (or any check on "
+        "the marker) skips it: the email is never sent, the customer is never "
+        "charged, the webhook is never handled."
+    )
+    fix = (
+        "Write a *pending* state first if you need a claim, do the side effect, "
+        "then write the done marker. For database-only work, put the marker and "
+        "the work in one `transaction.atomic()` block."
+    )
+    example = '''\
+@shared_task
+def send_receipt(order_id):
+    order = Order.objects.get(id=order_id)
+    order.receipt_sent = True
+    order.save()
+    send_mail("Your receipt", render_receipt(order), None, [order.email])
+'''
+    use_instead = '''\
+@shared_task
+def send_receipt(order_id):
+    order = Order.objects.get(id=order_id)
+    send_mail("Your receipt", render_receipt(order), None, [order.email])
+    order.receipt_sent = True
+    order.save(update_fields=["receipt_sent"])
+'''
+    limits = (
+        "Markers are recognised by field, state and key names (see the "
+        "catalogue); work after a status marker is a catalogued side effect or "
+        "a call whose name says it does the work (`charge`, `send`, `notify`...)."
+    )
+
+    def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
+        for marker in _markers(trace, knowledge):
+            effect = _first_work_after(marker, trace, knowledge)
+            if effect is None:
+                continue
+            yield Violation(
+                marker.report,
+                f"{marker.text} is written before `{call_label(effect.node)}` "  # type: ignore[arg-type]
+                f"in {where(marker.write, trace.task.name)}; if the worker dies in "
+                "between, the marker says done and the retry skips the work",
+            )
+
+
+def _markers(trace: Trace, knowledge: Knowledge) -> Iterator[_Marker]:
+    pending: Dict[str, List[Event]] = {}
+    for event in trace.events:
+        if event.kind == "assign":
+            for target in event.targets:
+                if _is_done_assignment(target, event.value):
+                    receiver = dotted_name(target.value)  # type: ignore[attr-defined]
+                    if receiver:
+                        pending.setdefault(receiver, []).append(event)
+            continue
+        if event.kind != "call" or not isinstance(event.node, cst.Call):
+            continue
+        call = event.node
+        saved = _saved_receivers(call, pending)
+        for receiver in saved:
+            for assignment in pending.pop(receiver):
+                yield _Marker(
+                    assignment.node,
+                    event,
+                    f"`{_source(assignment.node)}`",
+                    dedup=False,
+                )
+        marker = _call_marker(event, call, knowledge)
+        if marker is not None:
+            yield marker
+
+
+def _is_done_assignment(target: cst.BaseExpression, value: Optional[cst.BaseExpression]) -> bool:
+    if not isinstance(target, cst.Attribute) or value is None:
+        return False
+    return _is_done_field(target.attr.value, value)
+
+
+def _is_done_field(field: str, value: cst.BaseExpression) -> bool:
+    if catalog.STATUS_FIELDS.match(field):
+        return _state_word(value) in catalog.DONE_STATES
+    if catalog.DONE_FLAG_FIELDS.match(field):
+        if isinstance(value, cst.Name):
+            return value.value == "True"
+        return isinstance(value, cst.Call)
+    return False
+
+
+def _state_word(value: cst.BaseExpression) -> Optional[str]:
+    if isinstance(value, cst.SimpleString):
+        evaluated = value.evaluated_value
+        return evaluated.lower() if isinstance(evaluated, str) else None
+    if isinstance(value, cst.Attribute):
+        return value.attr.value.lower()
+    return None
+
+
+def _saved_receivers(call: cst.Call, pending: Dict[str, List[Event]]) -> List[str]:
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value not in catalog.SAVE_METHODS:
+        return []
+    if func.attr.value in ("commit", "flush"):
+        return list(pending)
+    receiver = dotted_name(func.value)
+    return [receiver] if receiver in pending else []
+
+
+def _call_marker(event: Event, call: cst.Call, knowledge: Knowledge) -> Optional[_Marker]:
+    func = call.func
+    if not isinstance(func, cst.Attribute):
+        return None
+    method = func.attr.value
+    label = f"`{call_label(call)}`"
+    if method in ("update", "aupdate", "update_or_create"):
+        for arg in call.args:
+            if arg.keyword is not None and _is_done_field(arg.keyword.value, arg.value):
+                return _Marker(call, event, f"{label} marking `{arg.keyword.value}` done", False)
+        return None
+    if method in catalog.CACHE_SET_METHODS:
+        return _cache_marker(event, call, knowledge, label)
+    if method in catalog.INSERT_METHODS:
+        return _insert_marker(event, call, label)
+    if method in catalog.SQL_EXECUTE_METHODS and call.args:
+        return _sql_marker(event, call, knowledge, label)
+    if method == "add" and call.args:
+        created = call.args[0].value
+        if isinstance(created, cst.Call):
+            name = dotted_name(created.func) or ""
+            if catalog.DEDUP_TABLE_NAMES.search(name.split(".")[-1]):
+                return _Marker(call, event, label, dedup=True)
+    return None
+
+
+def _cache_marker(event: Event, call: cst.Call, knowledge: Knowledge, label: str) -> Optional[_Marker]:
+    positional = [a for a in call.args if a.keyword is None]
+    if len(positional) + len([a for a in call.args if a.keyword is not None]) < 2:
+        return None
+    if knowledge.lock_api(event) is not None:
+        return None
+    key = argument(call, 0, "name") or argument(call, 0, "key")
+    if key is None:
+        return None
+    text = knowledge.string_value(key, event.scope)
+    if text is None and isinstance(key, cst.Name):
+        text = key.value
+    if text is not None and catalog.DONE_KEY_WORDS.search(text):
+        return _Marker(call, event, label, dedup=True)
+    return None
+
+
+def _insert_marker(event: Event, call: cst.Call, label: str) -> Optional[_Marker]:
+    func = call.func
+    assert isinstance(func, cst.Attribute)
+    model = (dotted_name(func.value) or "").replace(".objects", "").split(".")[-1]
+    statuses = {
+        a.keyword.value: a.value for a in call.args if a.keyword is not None
+    }
+    for field, value in statuses.items():
+        if catalog.STATUS_FIELDS.match(field):
+            if _state_word(value) in catalog.DONE_STATES:
+                return _Marker(call, event, label, dedup=True)
+            return None
+    if model and catalog.DEDUP_TABLE_NAMES.search(model):
+        return _Marker(call, event, label, dedup=True)
+    return None
+
+
+def _sql_marker(event: Event, call: cst.Call, knowledge: Knowledge, label: str) -> Optional[_Marker]:
+    statement = call.args[0].value
+    if isinstance(statement, cst.Name):
+        statement = knowledge.visible_value(statement.value, event.scope) or statement
+    text = knowledge.string_value(statement, event.scope)
+    if text is not None:
+        match = catalog.SQL_INSERT.search(text)
+        if match and match.group(1).lower().startswith("insert"):
+            if catalog.DEDUP_TABLE_NAMES.search(match.group(2)):
+                return _Marker(call, event, label, dedup=True)
+        if match and re.search(
+            r"(status|state)\s*=\s*'(" + "|".join(catalog.DONE_STATES) + r")'", text, re.I
+        ):
+            return _Marker(call, event, label, dedup=False)
+        return None
+    for inner in _inner_calls(statement):
+        if dotted_name(inner.func) == "insert" and inner.args:
+            table = dotted_name(inner.args[0].value) or ""
+            if catalog.DEDUP_TABLE_NAMES.search(table.split(".")[-1]):
+                return _Marker(call, event, label, dedup=True)
+        if isinstance(inner.func, cst.Attribute) and inner.func.attr.value == "values":
+            for arg in inner.args:
+                if arg.keyword is not None and _is_done_field(arg.keyword.value, arg.value):
+                    return _Marker(call, event, label, dedup=False)
+    return None
+
+
+def _inner_calls(node: cst.CSTNode) -> Iterator[cst.Call]:
+    if isinstance(node, cst.Call):
+        yield node
+    for child in node.children:
+        yield from _inner_calls(child)
+
+
+def _first_work_after(marker: _Marker, trace: Trace, knowledge: Knowledge) -> Optional[Event]:
+    write = marker.write
+    for event in trace.events:
+        if event.seq <= write.seq or event.kind != "call":
+            continue
+        if write.transaction is not None and event.transaction == write.transaction:
+            continue
+        if not _is_work(event, marker, knowledge):
+            continue
+        if happens_before(write, event):
+            return event
+    return None
+
+
+def _is_work(event: Event, marker: _Marker, knowledge: Knowledge) -> bool:
+    if knowledge.is_side_effect(event):
+        return True
+    if catalog.matches_any(catalog.BOOKKEEPING_CALLS, event.callee):
+        return False
+    if knowledge.lock_api(event) is not None:
+        return False
+    call = event.node
+    assert isinstance(call, cst.Call)
+    if marker.dedup:
+        return not _is_exception(call)
+    names = (event.callee or "").replace("()", "").split(".")
+    verbs = names[-2:] if names[-1] in _DISPATCH_METHODS else names[-1:]
+    return any(_WORK_VERBS.search(name) for name in verbs)
+
+
+def _is_exception(call: cst.Call) -> bool:
+    name = dotted_name(call.func) or ""
+    return name.endswith(("Error", "Exception")) or name.split(".")[-1] in ("retry", "Retry", "Reject")
+
+
+def _source(node: cst.CSTNode) -> str:
+    code = cst.Module(body=[]).code_for_node(node).strip()
+    return code if len(code) <= 60 else code[:57] + "..."

@@ -1,0 +1,371 @@
+"""Which functions of a module are task entry points, for every framework.
+
+One walk over the module collects what detection needs: the import alias
+table, top-level functions and classes, module-level bindings, and the calls
+that register a function as a task (``app.task(func)``, ``queue.enqueue(func)``,
+``arq.func(func)``).  Detection itself is then a lookup against
+:mod:`idemlint.catalog`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from idemlint import catalog
+from idemlint.names import Resolver, dotted_name, import_bindings
+
+
+@dataclass(frozen=True)
+class Task:
+    """A task entry point.
+
+    ``options`` holds the keyword arguments of the decorator or registration
+    call (``bind``, ``acks_late``, ``time_limit``...).  ``owner`` is the class
+    of a class-based task, whose ``run`` method is ``function``.
+    """
+
+    name: str
+    function: cst.FunctionDef
+    framework: str
+    options: Mapping[str, cst.BaseExpression]
+    owner: Optional[cst.ClassDef] = None
+
+    @property
+    def bound(self) -> bool:
+        """Whether the first parameter is the task instance (``self``)."""
+        if self.owner is not None:
+            return True
+        bind = self.options.get("bind")
+        return isinstance(bind, cst.Name) and bind.value == "True"
+
+    @property
+    def arguments(self) -> Tuple[str, ...]:
+        """The names of the parameters a caller fills in."""
+        params = self.function.params
+        names = [
+            p.name.value
+            for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+        ]
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                names.append(star.name.value)
+        return tuple(names[1:] if self.bound and names else names)
+
+
+@dataclass
+class ModuleIndex:
+    """What one module defines and imports, for tasks and their helpers."""
+
+    package: Optional[str]
+    imports: Dict[str, str] = field(default_factory=dict)
+    functions: Dict[str, cst.FunctionDef] = field(default_factory=dict)
+    classes: Dict[str, cst.ClassDef] = field(default_factory=dict)
+    constants: Dict[str, cst.BaseExpression] = field(default_factory=dict)
+    registrations: List[Tuple[str, str, Mapping[str, cst.BaseExpression]]] = field(
+        default_factory=list
+    )
+    arq_settings: List[cst.ClassDef] = field(default_factory=list)
+    # id(function) -> definition order, since libcst nodes carry no positions.
+    order: Dict[int, int] = field(default_factory=dict)
+
+    def resolver(self) -> Resolver:
+        return Resolver(self.imports, self.constants_resolved)
+
+    @property
+    def constants_resolved(self) -> Dict[str, str]:
+        resolver = Resolver(self.imports)
+        resolved: Dict[str, str] = {}
+        for name, value in self.constants.items():
+            target = resolver.resolve(value)
+            if target is not None and name not in self.functions:
+                resolved[name] = target
+        return resolved
+
+    def methods(self, owner: cst.ClassDef) -> Dict[str, cst.FunctionDef]:
+        """Methods of a class, including those of its bases in this module."""
+        found: Dict[str, cst.FunctionDef] = {}
+        for base in owner.bases:
+            base_name = dotted_name(base.value)
+            base_class = self.classes.get(base_name or "")
+            if base_class is not None and base_class is not owner:
+                found.update(self.methods(base_class))
+        for statement in owner.body.body:
+            if isinstance(statement, cst.FunctionDef):
+                found[statement.name.value] = statement
+        return found
+
+
+class _Indexer(cst.CSTVisitor):
+    """Collects imports and task registrations anywhere in the module."""
+
+    def __init__(self, index: ModuleIndex) -> None:
+        self.index = index
+        self.pending_calls: List[cst.Call] = []
+
+    def visit_Import(self, node: cst.Import) -> None:
+        self.index.imports.update(import_bindings(node, self.index.package))
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        self.index.imports.update(import_bindings(node, self.index.package))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if node.args:
+            self.pending_calls.append(node)
+
+
+def build_index(module: cst.Module, package: Optional[str] = None) -> ModuleIndex:
+    index = ModuleIndex(package=package)
+    indexer = _Indexer(index)
+    module.visit(indexer)
+    _index_top_level(index, module.body)
+    resolver = index.resolver()
+    for call in indexer.pending_calls:
+        _index_registration(index, resolver, call)
+    return index
+
+
+def _index_top_level(
+    index: ModuleIndex, statements: Sequence[cst.BaseStatement]
+) -> None:
+    for statement in statements:
+        if isinstance(statement, cst.FunctionDef):
+            index.functions[statement.name.value] = statement
+            index.order[id(statement)] = len(index.order)
+        elif isinstance(statement, cst.ClassDef):
+            index.classes[statement.name.value] = statement
+            for member in statement.body.body:
+                if isinstance(member, cst.FunctionDef):
+                    index.order[id(member)] = len(index.order)
+            if _class_assigns_any(statement, catalog.ARQ_SETTINGS_LISTS):
+                index.arq_settings.append(statement)
+        elif isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign):
+                    for target in small.targets:
+                        if isinstance(target.target, cst.Name):
+                            index.constants[target.target.value] = small.value
+                elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                    if isinstance(small.target, cst.Name):
+                        index.constants[small.target.value] = small.value
+        elif isinstance(statement, (cst.If, cst.Try)):
+            # Conditional definitions (``if TYPE_CHECKING``, ``try: import``).
+            _index_top_level(index, statement.body.body)
+
+
+def _class_assigns_any(node: cst.ClassDef, names: Iterable[str]) -> bool:
+    wanted = set(names)
+    for statement in node.body.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and any(
+                    isinstance(t.target, cst.Name) and t.target.value in wanted
+                    for t in small.targets
+                ):
+                    return True
+    return False
+
+
+def _index_registration(index: ModuleIndex, resolver: Resolver, call: cst.Call) -> None:
+    """Record ``app.task(f)``, ``queue.enqueue(f)`` and ``arq.func(f)`` calls."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in catalog.ENQUEUE_METHODS:
+        position = catalog.ENQUEUE_METHODS[func.attr.value]
+        target = _argument(call, position, ("f", "func"))
+        if isinstance(target, cst.Name):
+            index.registrations.append((target.value, "rq", {}))
+        return
+    if resolver.resolve(func) in catalog.ARQ_WRAPPERS:
+        target = _argument(call, 0, ("coroutine",))
+        if isinstance(target, cst.Name):
+            index.registrations.append((target.value, "arq", _keywords(call)))
+        return
+    decorator = classify_decorator(func, resolver, ())
+    first = call.args[0]
+    if decorator is not None and first.keyword is None and first.star == "":
+        if isinstance(first.value, cst.Name):
+            framework, options = decorator
+            merged = {**options, **_keywords(call)}
+            index.registrations.append((first.value.value, framework, merged))
+
+
+def _argument(
+    call: cst.Call, position: int, keywords: Sequence[str]
+) -> Optional[cst.BaseExpression]:
+    positional = [a for a in call.args if a.keyword is None and a.star == ""]
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in keywords:
+            return arg.value
+    if position < len(positional):
+        return positional[position].value
+    return None
+
+
+def _keywords(call: cst.Call) -> Dict[str, cst.BaseExpression]:
+    return {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+
+
+def classify_decorator(
+    expression: cst.BaseExpression,
+    resolver: Resolver,
+    extra_decorators: Sequence[str],
+) -> Optional[Tuple[str, Dict[str, cst.BaseExpression]]]:
+    """(framework, options) when ``expression`` makes a task, else None."""
+    options: Dict[str, cst.BaseExpression] = {}
+    target = expression
+    if isinstance(expression, cst.Call):
+        options = _keywords(expression)
+        target = expression.func
+    spelled = dotted_name(target)
+    if spelled is None:
+        return None
+    resolved = resolver.resolve(target) or spelled
+    if _is_configured(spelled, resolved, extra_decorators):
+        return "custom", options
+    if resolved in catalog.TASK_DECORATORS:
+        return _framework(resolved), options
+    top = resolved.split(".")[0]
+    if top in catalog.NON_QUEUE_MODULES:
+        return None
+    if isinstance(target, cst.Name):
+        name = target.value
+        if not resolver.is_imported(name):
+            if name in catalog.UNIMPORTED_TASK_DECORATOR_NAMES and resolver.lookup(
+                name
+            ) is None:
+                return "celery", options
+            return None
+        if resolved.split(".")[-1] in catalog.TASK_DECORATOR_NAMES:
+            return "celery", options
+        return None
+    if isinstance(target, cst.Attribute):
+        if target.attr.value in catalog.TASK_DECORATOR_METHODS:
+            return _framework(resolved), options
+    return None
+
+
+def _is_configured(spelled: str, resolved: str, extra: Sequence[str]) -> bool:
+    for entry in extra:
+        if entry == resolved or entry == spelled:
+            return True
+        if "." not in entry and spelled.split(".")[-1] == entry:
+            return True
+    return False
+
+
+def _framework(resolved: str) -> str:
+    for prefix, framework in (
+        ("dramatiq", "dramatiq"),
+        ("huey", "huey"),
+        ("rq", "rq"),
+        ("django_rq", "rq"),
+        ("taskiq", "taskiq"),
+        ("arq", "arq"),
+    ):
+        if resolved == prefix or resolved.startswith(prefix + ".") or (
+            "taskiq" in resolved and framework == "taskiq"
+        ):
+            return framework
+    return "celery"
+
+
+def find_tasks(
+    index: ModuleIndex, extra_decorators: Sequence[str] = ()
+) -> List[Task]:
+    """Every task entry point of the module, in source order."""
+    resolver = index.resolver()
+    found: Dict[int, Task] = {}
+    for function in index.functions.values():
+        task = _decorated_task(function, function.name.value, resolver, extra_decorators)
+        if task is not None:
+            found[id(function)] = task
+    for name, framework, options in index.registrations:
+        function = index.functions.get(name)
+        if function is not None and id(function) not in found:
+            found[id(function)] = Task(name, function, framework, options)
+    for settings in index.arq_settings:
+        for name in _arq_function_names(settings, resolver):
+            function = index.functions.get(name)
+            if function is not None and id(function) not in found:
+                found[id(function)] = Task(name, function, "arq", {})
+    for owner in _task_classes(index, resolver):
+        run = index.methods(owner).get("run")
+        if run is not None and id(run) not in found:
+            found[id(run)] = Task(owner.name.value, run, "celery", {}, owner=owner)
+    for owner in index.classes.values():
+        for method in index.methods(owner).values():
+            if id(method) in found:
+                continue
+            task = _decorated_task(
+                method, f"{owner.name.value}.{method.name.value}", resolver, extra_decorators
+            )
+            if task is not None:
+                found[id(method)] = task
+    return sorted(found.values(), key=lambda t: index.order.get(id(t.function), 0))
+
+
+def _decorated_task(
+    function: cst.FunctionDef,
+    name: str,
+    resolver: Resolver,
+    extra_decorators: Sequence[str],
+) -> Optional[Task]:
+    for decorator in function.decorators:
+        classified = classify_decorator(decorator.decorator, resolver, extra_decorators)
+        if classified is not None:
+            framework, options = classified
+            return Task(name, function, framework, options)
+    return None
+
+
+def _arq_function_names(settings: cst.ClassDef, resolver: Resolver) -> List[str]:
+    names: List[str] = []
+    for statement in settings.body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if not isinstance(small, cst.Assign):
+                continue
+            if not isinstance(small.value, (cst.List, cst.Tuple)):
+                continue
+            for element in small.value.elements:
+                value = element.value
+                if isinstance(value, cst.Call) and resolver.resolve(value.func) in (
+                    catalog.ARQ_WRAPPERS
+                ):
+                    value = _argument(value, 0, ("coroutine",)) or value
+                if isinstance(value, cst.Name):
+                    names.append(value.value)
+    return names
+
+
+def _task_classes(index: ModuleIndex, resolver: Resolver) -> List[cst.ClassDef]:
+    """Celery ``Task`` subclasses, including subclasses of those in the module."""
+    task_classes: Dict[str, cst.ClassDef] = {}
+    changed = True
+    while changed:
+        changed = False
+        for name, owner in index.classes.items():
+            if name in task_classes:
+                continue
+            for base in owner.bases:
+                if _is_task_base(base.value, resolver) or (
+                    dotted_name(base.value) in task_classes
+                ):
+                    task_classes[name] = owner
+                    changed = True
+                    break
+    return list(task_classes.values())
+
+
+def _is_task_base(expression: cst.BaseExpression, resolver: Resolver) -> bool:
+    resolved = resolver.resolve(expression)
+    if resolved is None:
+        return False
+    if resolved in catalog.CELERY_TASK_BASES:
+        return True
+    if isinstance(expression, cst.Attribute) and expression.attr.value == "Task":
+        return resolved.split(".")[0] not in catalog.NON_QUEUE_MODULES
+    return False
