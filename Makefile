@@ -1,0 +1,29 @@
+# Each target creates its own virtual environment in .venv (Python >= 3.9).
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+SOURCES := pyproject.toml $(shell find idemlint -name '*.py')
+
+.PHONY: demo test docs clean
+
+$(STAMP): $(SOURCES)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet '.[test]'
+	touch $(STAMP)
+
+## Run idemlint on the example shop (findings are expected: exit 1 is fine).
+demo: $(STAMP)
+	$(BIN)/idemlint check --format review examples/ || [ $$? -eq 1 ]
+
+## Run the whole test suite against the installed package.
+test: $(STAMP)
+	$(BIN)/python -m pytest -p no:cacheprovider
+
+## Regenerate docs/rules/ and the README rule table from rule metadata.
+docs: $(STAMP)
+	$(BIN)/python -m idemlint.docs .
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,158 @@
+"""Command line: ``idemlint check``, ``idemlint rules``, ``idemlint explain``.
+
+Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal
+error, or a file that could not be read or parsed (the others are still
+analysed and reported).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import traceback
+from typing import List, Optional, Sequence, Tuple
+
+import click
+
+from idemlint import __version__
+from idemlint.engine import lint_paths
+from idemlint.report import FORMATTERS, STRUCTURED_FORMATS
+from idemlint.report.text import line_for
+from idemlint.rules import RULES, RULES_BY_CODE
+from idemlint.settings import Settings
+
+EXIT_CLEAN = 0
+EXIT_FINDINGS = 1
+EXIT_ERROR = 2
+
+_CODE_PREFIX = re.compile(r"IDM\d{0,3}\Z")
+
+
+def _code_prefixes(
+    context: click.Context, parameter: click.Parameter, value: Optional[str]
+) -> Tuple[str, ...]:
+    if not value:
+        return ()
+    prefixes = tuple(p.strip().upper() for p in value.split(",") if p.strip())
+    for prefix in prefixes:
+        if not _CODE_PREFIX.match(prefix):
+            raise click.BadParameter(
+                f"{prefix!r} is not an idemlint code or prefix (e.g. IDM, IDM00, IDM002)"
+            )
+    return prefixes
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="idemlint")
+def cli() -> None:
+    """Find idempotency bugs in Python background tasks."""
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(sorted(FORMATTERS)),
+    default="text",
+    show_default=True,
+    help="text: one line per finding; review: review comments; json: every field.",
+)
+@click.option("--select", callback=_code_prefixes, help="Comma-separated code prefixes to report.")
+@click.option("--ignore", callback=_code_prefixes, help="Comma-separated code prefixes to skip.")
+@click.option(
+    "--task-decorator",
+    "task_decorators",
+    multiple=True,
+    help="An extra decorator that makes a task (qualified or bare name). Repeatable.",
+)
+@click.option("--exclude", multiple=True, help="Glob of files or directories to skip. Repeatable.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+def check(
+    paths: Sequence[str],
+    output_format: str,
+    select: Tuple[str, ...],
+    ignore: Tuple[str, ...],
+    task_decorators: Tuple[str, ...],
+    exclude: Tuple[str, ...],
+    exit_zero: bool,
+) -> int:
+    """Check PATHS (files or directories; default: the current directory)."""
+    settings = Settings(
+        select=select or ("IDM",),
+        ignore=ignore,
+        task_decorators=task_decorators,
+    )
+    result = lint_paths(paths or (".",), settings, exclude)
+    if output_format in STRUCTURED_FORMATS:
+        for problem in result.problems:
+            click.echo(line_for(problem), err=True)
+        result_for_stdout = result.__class__(findings=result.findings)
+    else:
+        result_for_stdout = result
+    click.echo(FORMATTERS[output_format](result_for_stdout), nl=False)
+    if result.problems:
+        return EXIT_ERROR
+    if result.findings and not exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+@cli.command("rules")
+def list_rules() -> int:
+    """List every rule."""
+    width = max(len(rule.name) for rule in RULES)
+    for rule in RULES:
+        click.echo(f"{rule.code}  {rule.name:<{width}}  {rule.summary}")
+    return EXIT_CLEAN
+
+
+@cli.command()
+@click.argument("code")
+def explain(code: str) -> int:
+    """Explain one rule: what it finds, why it matters, how to fix it."""
+    from idemlint.docs import rule_page
+
+    rule = RULES_BY_CODE.get(code.upper())
+    if rule is None:
+        raise click.BadParameter(
+            f"unknown rule {code!r}; `idemlint rules` lists them", param_hint="CODE"
+        )
+    page = rule_page(rule).split("\n", 1)[1].lstrip("\n")
+    click.echo(page, nl=False)
+    return EXIT_CLEAN
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Run the CLI and return its exit status (tests call this directly)."""
+    try:
+        status = cli.main(args=argv, prog_name="idemlint", standalone_mode=False)
+    except click.exceptions.Exit as stop:
+        return int(stop.exit_code)
+    except click.UsageError as error:
+        error.show()
+        return EXIT_ERROR
+    except click.ClickException as error:
+        error.show()
+        return EXIT_ERROR
+    except (click.Abort, KeyboardInterrupt):
+        click.echo("idemlint: interrupted", err=True)
+        return EXIT_ERROR
+    except BrokenPipeError:
+        return EXIT_ERROR
+    except Exception as error:
+        click.echo(
+            f"idemlint: internal error: {type(error).__name__}: {error}. This is a bug "
+            "in idemlint; please report it with the file that triggers it (see "
+            "'Reporting a bug' in the README; IDEMLINT_DEBUG=1 prints the traceback).",
+            err=True,
+        )
+        if os.environ.get("IDEMLINT_DEBUG"):
+            traceback.print_exc()
+        return EXIT_ERROR
+    return status if isinstance(status, int) else EXIT_CLEAN
+
+
+if __name__ == "__main__":
+    sys.exit(main())

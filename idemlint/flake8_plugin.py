@@ -1,0 +1,53 @@
+"""flake8 front end: ``flake8 --select IDM``.
+
+A thin adapter: it lints the lines flake8 already read (never the file on
+disk), yields every finding, and leaves ``noqa``, ``--select``/``--ignore``
+and ``--per-file-ignores`` to flake8.  It never raises into flake8: a file
+libcst cannot parse yields nothing, and flake8 reports E999 itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+from typing import Any, Iterator, List, Sequence, Tuple, Type
+
+from idemlint import __version__
+from idemlint.engine import could_hold_tasks, lint_source
+from idemlint.settings import DEFAULT_SETTINGS, Settings
+
+
+class IdemlintChecker:
+    name = "idemlint"
+    version = __version__
+    settings: Settings = DEFAULT_SETTINGS
+
+    def __init__(self, tree: ast.AST, lines: Sequence[str], filename: str) -> None:
+        self.lines = lines
+        self.filename = filename
+
+    @classmethod
+    def add_options(cls, parser: Any) -> None:
+        parser.add_option(
+            "--idemlint-task-decorators",
+            default="",
+            parse_from_config=True,
+            comma_separated_list=True,
+            help="Extra decorators (qualified or bare names) that make a task.",
+        )
+
+    @classmethod
+    def parse_options(cls, options: argparse.Namespace) -> None:
+        extra: List[str] = list(getattr(options, "idemlint_task_decorators", []) or [])
+        cls.settings = Settings(task_decorators=tuple(extra))
+
+    def run(self) -> Iterator[Tuple[int, int, str, Type["IdemlintChecker"]]]:
+        source = "".join(self.lines)
+        if not could_hold_tasks(source, self.settings):
+            return
+        try:
+            result = lint_source(source, self.filename, self.settings, apply_noqa=False)
+        except Exception:  # never break a flake8 run; the CLI reports internal errors
+            return
+        for finding in result.findings:
+            yield finding.line, finding.column - 1, f"{finding.code} {finding.message}", type(self)

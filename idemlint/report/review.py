@@ -1,0 +1,59 @@
+"""Each finding as the comment a senior reviewer would leave on the line."""
+
+from __future__ import annotations
+
+import linecache
+import textwrap
+from typing import List
+
+from idemlint.engine import LintResult
+from idemlint.findings import Finding
+from idemlint.report.text import line_for
+from idemlint.rules import RULES_BY_CODE
+
+MAX_QUOTED_LINES = 6
+
+
+def render_review(result: LintResult) -> str:
+    parts = [_comment(finding) for finding in result.findings]
+    parts += [line_for(problem) + "\n" for problem in result.problems]
+    if result.findings:
+        count = len(result.findings)
+        parts.append(f"{count} finding{'s' if count != 1 else ''}.\n")
+    return "\n".join(parts)
+
+
+def _comment(finding: Finding) -> str:
+    rule = RULES_BY_CODE[finding.code]
+    lines = [
+        f"{finding.path}:{finding.line}:{finding.column}: {finding.code} "
+        f"[{finding.rule}] in task `{finding.task}`",
+        *_quote(finding),
+        "",
+        *_wrap(finding.message),
+        "",
+        "  Why: " + _wrap(finding.why, indent="       ")[0].lstrip(),
+        *_wrap(finding.why, indent="       ")[1:],
+        "  Fix: " + _wrap(finding.fix, indent="       ")[0].lstrip(),
+        *_wrap(finding.fix, indent="       ")[1:],
+        "",
+        "  For example:",
+        textwrap.indent(rule.use_instead.rstrip("\n"), "      "),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _quote(finding: Finding) -> List[str]:
+    last = min(finding.end_line, finding.line + MAX_QUOTED_LINES - 1)
+    width = len(str(last))
+    quoted = []
+    for number in range(finding.line, last + 1):
+        text = linecache.getline(finding.path, number).rstrip("\r\n")
+        quoted.append(f"  {number:>{width}} | {text}")
+        if number == finding.line:
+            quoted.append(f"  {'':>{width}} | {' ' * (finding.column - 1)}^")
+    return quoted if any(linecache.getline(finding.path, n) for n in (finding.line,)) else []
+
+
+def _wrap(text: str, indent: str = "  ") -> List[str]:
+    return textwrap.wrap(text, width=88, initial_indent=indent, subsequent_indent=indent)

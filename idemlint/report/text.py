@@ -1,0 +1,20 @@
+"""``path:line:col: CODE message``, one line per finding, like flake8 and ruff."""
+
+from __future__ import annotations
+
+from typing import Union
+
+from idemlint.engine import LintResult
+from idemlint.findings import FileProblem, Finding
+
+
+def line_for(item: Union[Finding, FileProblem]) -> str:
+    return f"{item.path}:{item.line}:{item.column}: {item.code} {item.message}"
+
+
+def render_text(result: LintResult) -> str:
+    items = sorted(
+        [*result.findings, *result.problems],
+        key=lambda i: (i.path, i.line, i.column, i.code),
+    )
+    return "".join(line_for(item) + "\n" for item in items)
