@@ -186,8 +186,9 @@ class TraceBuilder:
         opened = self._is_transactional(scope.function, scope.resolver)
         if opened:
             self._transactions.append(id(scope.function))
-        body = scope.function.body
-        statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+        statements: Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]] = (
+            scope.function.body.body
+        )
         container = id(call) if call is not None else id(scope.function)
         self._block(statements, container, "Call", "body", path, scope, boundary=True)
         if opened:
@@ -319,7 +320,8 @@ class TraceBuilder:
         self, node: Union[cst.Try, cst.TryStar], path: Tuple[Step, ...], scope: FunctionScope
     ) -> None:
         self._block(node.body.body, id(node), "Try", "body", path, scope)
-        for number, handler in enumerate(node.handlers):
+        handlers: Sequence[Union[cst.ExceptHandler, cst.ExceptStarHandler]] = node.handlers
+        for number, handler in enumerate(handlers):
             self._block(handler.body.body, id(node), "Try", f"handler{number}", path, scope)
         if node.orelse is not None:
             self._block(node.orelse.body.body, id(node), "Try", "orelse", path, scope)

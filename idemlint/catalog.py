@@ -269,6 +269,18 @@ class LockApi:
 
 
 LOCK_APIS: Tuple[LockApi, ...] = (
+    # django-redis: ``cache.set(k, v, nx=True)`` falls back to the cache's timeout.
+    LockApi(
+        "django.core.cache.{cache,caches[]}.set",
+        "cache SET NX",
+        key_position=0,
+        key_keyword="key",
+        ttl_keywords=("timeout",),
+        ttl_position=2,
+        requires_flag="nx",
+        min_positional=0,
+        default_expires=True,
+    ),
     LockApi(
         "*.set",
         "redis SET NX",

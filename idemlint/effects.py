@@ -171,7 +171,7 @@ class Knowledge:
         if not isinstance(node, cst.Dict):
             return not isinstance(node, (cst.SimpleString, cst.Integer, cst.List))
         for element in node.elements:
-            if isinstance(element, cst.StarredDictElement):
+            if not isinstance(element, cst.DictElement):
                 return True
             key = self.string_value(element.key, scope)
             if key is None:
@@ -214,14 +214,14 @@ class Knowledge:
                     yield KeySink(value, f"`{key}` header of `{label}`")
         effect = self.keyable_effect(event)
         if effect is not None and effect.key_position is not None:
-            value = argument(call, effect.key_position, None)
-            if value is not None:
-                yield KeySink(value, f"idempotency key of `{label}`")
+            positional_key = argument(call, effect.key_position, None)
+            if positional_key is not None:
+                yield KeySink(positional_key, f"idempotency key of `{label}`")
         lock = self.lock_api(event)
         if lock is not None:
-            value = argument(call, lock.key_position, lock.key_keyword)
-            if value is not None:
-                yield KeySink(value, f"lock key of `{label}`")
+            name = argument(call, lock.key_position, lock.key_keyword)
+            if name is not None:
+                yield KeySink(name, f"lock key of `{label}`")
 
     def _dict_entries(
         self, node: cst.BaseExpression, scope: FunctionScope, depth: int = 0

@@ -38,7 +38,7 @@ def import_bindings(
         for alias in node.names:
             qualified = dotted_name(alias.name) or ""
             if alias.asname is not None:
-                local = dotted_name(alias.asname.name)  # type: ignore[arg-type]
+                local = dotted_name(alias.asname.name)
                 if local:
                     bindings[local] = qualified
             else:
@@ -55,7 +55,7 @@ def import_bindings(
         name = dotted_name(alias.name) or ""
         local = name
         if alias.asname is not None:
-            local = dotted_name(alias.asname.name) or name  # type: ignore[arg-type]
+            local = dotted_name(alias.asname.name) or name
         bindings[local] = f"{module}.{name}" if module else name
     return bindings
 

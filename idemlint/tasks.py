@@ -152,7 +152,9 @@ def _index_top_level(
                         index.constants[small.target.value] = small.value
         elif isinstance(statement, (cst.If, cst.Try)):
             # Conditional definitions (``if TYPE_CHECKING``, ``try: import``).
-            _index_top_level(index, statement.body.body)
+            body = statement.body
+            if isinstance(body, cst.IndentedBlock):
+                _index_top_level(index, body.body)
 
 
 def _class_assigns_any(node: cst.ClassDef, names: Iterable[str]) -> bool:
@@ -282,14 +284,14 @@ def find_tasks(
         if task is not None:
             found[id(function)] = task
     for name, framework, options in index.registrations:
-        function = index.functions.get(name)
-        if function is not None and id(function) not in found:
-            found[id(function)] = Task(name, function, framework, options)
+        registered = index.functions.get(name)
+        if registered is not None and id(registered) not in found:
+            found[id(registered)] = Task(name, registered, framework, options)
     for settings in index.arq_settings:
         for name in _arq_function_names(settings, resolver):
-            function = index.functions.get(name)
-            if function is not None and id(function) not in found:
-                found[id(function)] = Task(name, function, "arq", {})
+            listed = index.functions.get(name)
+            if listed is not None and id(listed) not in found:
+                found[id(listed)] = Task(name, listed, "arq", {})
     for owner in _task_classes(index, resolver):
         run = index.methods(owner).get("run")
         if run is not None and id(run) not in found:

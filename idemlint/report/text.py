@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Union
+from typing import List, Union
 
 from idemlint.engine import LintResult
 from idemlint.findings import FileProblem, Finding
@@ -13,7 +13,7 @@ def line_for(item: Union[Finding, FileProblem]) -> str:
 
 
 def render_text(result: LintResult) -> str:
-    items = sorted(
+    items: List[Union[Finding, FileProblem]] = sorted(
         [*result.findings, *result.problems],
         key=lambda i: (i.path, i.line, i.column, i.code),
     )
