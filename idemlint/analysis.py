@@ -19,7 +19,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.names import Resolver, dotted_name
+from idemlint.names import Resolver, dotted_name, import_bindings
 from idemlint.tasks import ModuleIndex, Task
 
 MAX_HELPER_DEPTH = 8
@@ -165,7 +165,9 @@ class TraceBuilder:
         every = [*params.posonly_params, *params.params, *params.kwonly_params]
         for param in every:
             if param.annotation is not None:
-                resolver.bind(param.name.value, cst.Call(func=param.annotation.annotation))
+                annotation = resolver.resolve(param.annotation.annotation)
+                if annotation is not None:
+                    resolver.bindings[param.name.value] = f"{annotation}()"
         name = function.name.value
         if owner is not None:
             name = f"{owner.name.value}.{name}"
@@ -265,6 +267,8 @@ class TraceBuilder:
             if small.value is not None:
                 self._expression(small.value, path, scope)
                 self._emit("return", small, scope, path, value=small.value)
+        elif isinstance(small, (cst.Import, cst.ImportFrom)):
+            scope.resolver.bindings.update(import_bindings(small, self.index.package))
         elif isinstance(small, (cst.Expr, cst.Raise, cst.Assert, cst.Del)):
             for child in small.children:
                 if isinstance(child, cst.BaseExpression):
@@ -427,10 +431,44 @@ def _calls_in_evaluation_order(node: cst.CSTNode) -> Iterator[cst.Call]:
     """Calls inside an expression, inner before outer; lambdas do not run."""
     if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
         return
-    for child in node.children:
+    for child in _sub_expressions(node):
         yield from _calls_in_evaluation_order(child)
     if isinstance(node, cst.Call):
         yield node
+
+
+def _sub_expressions(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    """The child expressions of common nodes without libcst's ``children``.
+
+    ``CSTNode.children`` runs a visitor per call, which on large tasks costs
+    more than the rest of the analysis; the usual expression shapes are
+    spelled out here and only the rare ones fall back to it.
+    """
+    if isinstance(node, (cst.Name, cst.SimpleString, cst.Integer, cst.Float)):
+        return ()
+    if isinstance(node, cst.Call):
+        return (node.func, *(arg.value for arg in node.args))
+    if isinstance(node, (cst.Attribute, cst.Await)):
+        return (node.value,) if isinstance(node, cst.Attribute) else (node.expression,)
+    if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
+        return (node.left, node.right)
+    if isinstance(node, cst.Comparison):
+        return (node.left, *(c.comparator for c in node.comparisons))
+    if isinstance(node, cst.UnaryOperation):
+        return (node.expression,)
+    if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+        return tuple(element.value for element in node.elements)
+    if isinstance(node, cst.FormattedString):
+        return tuple(
+            part.expression for part in node.parts if isinstance(part, cst.FormattedStringExpression)
+        )
+    if isinstance(node, cst.Subscript):
+        return (node.value, *(e.slice for e in node.slice))
+    if isinstance(node, cst.Index):
+        return (node.value,)
+    if isinstance(node, cst.IfExp):
+        return (node.test, node.body, node.orelse)
+    return node.children
 
 
 def _bind_arguments(

@@ -8,10 +8,12 @@ over the traces, then compute positions only for the nodes that are reported.
 
 from __future__ import annotations
 
+import ast
 import io
 import os
 import re
 import tokenize
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Iterable, List, Sequence, Tuple, Union
@@ -23,7 +25,14 @@ from idemlint.settings import DEFAULT_SETTINGS, Settings
 if TYPE_CHECKING:
     import libcst as cst
 
-_TASK_HINTS = rb"[Tt]ask|actor|job|enqueue|WorkerSettings|arq"
+# Stage one: plain substring tests, as fast as reading. Stage two, only on
+# files that pass: the shapes task code takes (a decorator, a registration
+# call, a Task base class, an enqueue, arq settings).
+_TASK_WORDS = (b"task", b"Task", b"actor", b"job", b"enqueue", b"WorkerSettings", b"arq")
+_TASK_SHAPES = (
+    rb"@[\w.]*(?:task|actor|job)\b|\.(?:task|actor)\(|\bTask\b|\.enqueue"
+    rb"|WorkerSettings|\barq\b|shared_task\("
+)
 
 
 @dataclass(frozen=True)
@@ -42,15 +51,22 @@ class _Reported:
 
 def could_hold_tasks(source: Union[str, bytes], settings: Settings = DEFAULT_SETTINGS) -> bool:
     """Cheap test on the raw text: can this file contain anything we report?"""
+    extra = settings.task_decorators
     if isinstance(source, str):
-        return _text_hints(settings.task_decorators).search(source) is not None
-    return _byte_hints(settings.task_decorators).search(source) is not None
+        words = [w.decode() for w in _TASK_WORDS] + _short_names(extra)
+        return any(w in source for w in words) and bool(_text_hints(extra).search(source))
+    raw_words = [*_TASK_WORDS, *(n.encode() for n in _short_names(extra))]
+    return any(w in source for w in raw_words) and bool(_byte_hints(extra).search(source))
+
+
+def _short_names(decorators: Tuple[str, ...]) -> List[str]:
+    return [name.split(".")[-1] for name in decorators]
 
 
 @lru_cache(maxsize=8)
 def _byte_hints(extra: Tuple[str, ...]) -> "re.Pattern[bytes]":
-    names = [re.escape(name.split(".")[-1].encode()) for name in extra]
-    return re.compile(b"|".join([_TASK_HINTS, *names]))
+    names = [re.escape(name.encode()) for name in _short_names(extra)]
+    return re.compile(b"|".join([_TASK_SHAPES, *names]))
 
 
 @lru_cache(maxsize=8)
@@ -91,18 +107,12 @@ def _lint_text(text: str, path: str, settings: Settings, apply_noqa: bool) -> Li
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
-        message = str(error.message).splitlines()[0] if error.message else "invalid syntax"
-        return LintResult(
-            problems=(
-                FileProblem(path, error.raw_line, error.raw_column + 1, "E999",
-                            f"SyntaxError: {message}"),
-            )
-        )
+        return LintResult(problems=(_syntax_error(text, path, error),))
     except RecursionError:
         return LintResult(
             problems=(FileProblem(path, 1, 1, "E999", "file is nested too deeply to parse"),)
         )
-    reported = _analyse(module, settings)
+    reported = _analyse(module, settings, scan_bodies="enqueue" in text)
     if not reported:
         return LintResult()
     findings = _locate(module, reported, path)
@@ -111,14 +121,31 @@ def _lint_text(text: str, path: str, settings: Settings, apply_noqa: bool) -> Li
     return LintResult(findings=tuple(sorted(findings, key=_order)))
 
 
-def _analyse(module: "cst.Module", settings: Settings) -> List[_Reported]:
+def _syntax_error(text: str, path: str, error: "cst.ParserSyntaxError") -> FileProblem:
+    """E999 where Python puts the error: libcst's parser often names the next line."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as python_error:
+        if python_error.lineno:
+            return FileProblem(path, python_error.lineno, max(python_error.offset or 1, 1),
+                               "E999", f"SyntaxError: {python_error.msg}")
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    message = str(error.message).splitlines()[0] if error.message else "invalid syntax"
+    return FileProblem(path, error.raw_line, error.raw_column + 1, "E999",
+                       f"SyntaxError: {message}")
+
+
+def _analyse(module: "cst.Module", settings: Settings, scan_bodies: bool) -> List[_Reported]:
     from idemlint.analysis import TraceBuilder
     from idemlint.effects import Knowledge
     from idemlint.rules import RULES
     from idemlint.tasks import build_index, find_tasks
 
     rules = [rule for rule in RULES if settings.enabled(rule.code)]
-    index = build_index(module)
+    index = build_index(module, scan_bodies=scan_bodies)
     reported: List[_Reported] = []
     seen = set()
     for task in find_tasks(index, settings.task_decorators):
@@ -166,7 +193,9 @@ def _locate(module: "cst.Module", reported: List[_Reported], path: str) -> List[
 def _without_suppressed(findings: List[Finding], text: str) -> List[Finding]:
     from idemlint.noqa import NoqaMap
 
-    noqa = NoqaMap(text.splitlines(keepends=True))
+    # Not str.splitlines(): it also splits on form feeds, \x1c-\x1e, \x85 and
+    # \u2028, which are not line breaks for Python, libcst or flake8.
+    noqa = NoqaMap(io.StringIO(text, newline="").readlines())
     return [f for f in findings if not noqa.suppressed(f.line, f.code)]
 
 

@@ -1,16 +1,16 @@
 """Which functions of a module are task entry points, for every framework.
 
-One walk over the module collects what detection needs: the import alias
-table, top-level functions and classes, module-level bindings, and the calls
-that register a function as a task (``app.task(func)``, ``queue.enqueue(func)``,
-``arq.func(func)``).  Detection itself is then a lookup against
+One pass over the module's top-level statements collects what detection
+needs: the import alias table, functions and classes, module-level bindings,
+and the calls that register a function as a task (``app.task(func)``,
+``queue.enqueue(func)``, ``arq.func(func)``).  Detection itself is then a lookup against
 :mod:`idemlint.catalog`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -98,37 +98,34 @@ class ModuleIndex:
         return found
 
 
-class _Indexer(cst.CSTVisitor):
-    """Collects imports and task registrations anywhere in the module."""
+def build_index(
+    module: cst.Module, package: Optional[str] = None, *, scan_bodies: bool = False
+) -> ModuleIndex:
+    """Index a module from its top-level statements.
 
-    def __init__(self, index: ModuleIndex) -> None:
-        self.index = index
-        self.pending_calls: List[cst.Call] = []
-
-    def visit_Import(self, node: cst.Import) -> None:
-        self.index.imports.update(import_bindings(node, self.index.package))
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        self.index.imports.update(import_bindings(node, self.index.package))
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if node.args:
-            self.pending_calls.append(node)
-
-
-def build_index(module: cst.Module, package: Optional[str] = None) -> ModuleIndex:
+    A full traversal of a libcst tree costs about as much as parsing it, so
+    the index reads only module-level statements (imports, definitions,
+    ``app.task(f)`` registrations).  ``scan_bodies`` also searches function
+    bodies for ``queue.enqueue(f)`` calls; the engine sets it only when the
+    source mentions ``enqueue``.
+    """
     index = ModuleIndex(package=package)
-    indexer = _Indexer(index)
-    module.visit(indexer)
-    _index_top_level(index, module.body)
+    registrations: List[cst.Call] = []
+    _index_top_level(index, module.body, registrations)
+    if scan_bodies:
+        for function in _all_functions(index):
+            registrations.extend(_calls_in_statements(function.body.body))
     resolver = index.resolver()
-    for call in indexer.pending_calls:
-        _index_registration(index, resolver, call)
+    for call in registrations:
+        if call.args:
+            _index_registration(index, resolver, call)
     return index
 
 
 def _index_top_level(
-    index: ModuleIndex, statements: Sequence[cst.BaseStatement]
+    index: ModuleIndex,
+    statements: Sequence[cst.BaseStatement],
+    registrations: List[cst.Call],
 ) -> None:
     for statement in statements:
         if isinstance(statement, cst.FunctionDef):
@@ -143,18 +140,81 @@ def _index_top_level(
                 index.arq_settings.append(statement)
         elif isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
-                if isinstance(small, cst.Assign):
-                    for target in small.targets:
-                        if isinstance(target.target, cst.Name):
-                            index.constants[target.target.value] = small.value
-                elif isinstance(small, cst.AnnAssign) and small.value is not None:
-                    if isinstance(small.target, cst.Name):
-                        index.constants[small.target.value] = small.value
+                _index_small_statement(index, small, registrations)
         elif isinstance(statement, (cst.If, cst.Try)):
             # Conditional definitions (``if TYPE_CHECKING``, ``try: import``).
-            body = statement.body
-            if isinstance(body, cst.IndentedBlock):
-                _index_top_level(index, body.body)
+            for block in _blocks(statement):
+                _index_top_level(index, block, registrations)
+
+
+def _index_small_statement(
+    index: ModuleIndex, small: cst.BaseSmallStatement, registrations: List[cst.Call]
+) -> None:
+    if isinstance(small, (cst.Import, cst.ImportFrom)):
+        index.imports.update(import_bindings(small, index.package))
+    elif isinstance(small, cst.Assign):
+        for target in small.targets:
+            if isinstance(target.target, cst.Name):
+                index.constants[target.target.value] = small.value
+    elif isinstance(small, cst.AnnAssign) and small.value is not None:
+        if isinstance(small.target, cst.Name):
+            index.constants[small.target.value] = small.value
+    value = getattr(small, "value", None)
+    if isinstance(value, cst.Call):
+        registrations.append(value)
+
+
+def _blocks(statement: Union[cst.If, cst.Try]) -> Iterator[Sequence[cst.BaseStatement]]:
+    """The indented blocks of a module-level ``if`` or ``try``."""
+    suites: List[cst.BaseSuite] = [statement.body]
+    if isinstance(statement, cst.Try):
+        suites += [handler.body for handler in statement.handlers]
+    orelse = statement.orelse
+    if isinstance(orelse, cst.If):
+        suites.append(cst.IndentedBlock(body=[orelse]))
+    elif orelse is not None:
+        suites.append(orelse.body)
+    for suite in suites:
+        if isinstance(suite, cst.IndentedBlock):
+            yield suite.body
+
+
+def _all_functions(index: ModuleIndex) -> Iterator[cst.FunctionDef]:
+    yield from index.functions.values()
+    for owner in index.classes.values():
+        for member in owner.body.body:
+            if isinstance(member, cst.FunctionDef):
+                yield member
+
+
+def _calls_in_statements(statements: Sequence[cst.CSTNode]) -> Iterator[cst.Call]:
+    """Calls at the top of each statement and in their arguments (one level)."""
+    for statement in statements:
+        if isinstance(statement, cst.SimpleStatementLine):
+            yield from _calls_in_statements(statement.body)
+            continue
+        value = getattr(statement, "value", None)
+        if isinstance(value, cst.Await):
+            value = value.expression
+        if isinstance(value, cst.Call):
+            yield value
+            yield from (a.value for a in value.args if isinstance(a.value, cst.Call))
+        for block in _nested_blocks(statement):
+            yield from _calls_in_statements(block)
+
+
+def _nested_blocks(statement: cst.CSTNode) -> Iterator[Sequence[cst.CSTNode]]:
+    body = getattr(statement, "body", None)
+    if isinstance(body, cst.BaseSuite):
+        yield body.body
+    for handler in getattr(statement, "handlers", ()):
+        yield handler.body.body
+    for name in ("orelse", "finalbody"):
+        extra = getattr(statement, name, None)
+        if isinstance(extra, cst.If):
+            yield [extra]
+        elif extra is not None:
+            yield extra.body.body
 
 
 def _class_assigns_any(node: cst.ClassDef, names: Iterable[str]) -> bool:
