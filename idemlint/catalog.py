@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Optional, Sequence, Tuple, TypeVar
+from typing import FrozenSet, Optional, Sequence, Tuple, TypeVar
 
 
 def glob_to_regex(pattern: str, *, ignore_case: bool = False) -> re.Pattern[str]:
@@ -404,17 +404,59 @@ DONE_FLAG_FIELDS = re.compile(
     re.IGNORECASE,
 )
 
-# Words in a cache key or table name that say "this work is done".
-DONE_KEY_WORDS = re.compile(
-    r"(done|processed|completed|complete|sent|handled|finished|idempoten|"
-    r"notified|delivered|charged|paid|dedup)",
-    re.IGNORECASE,
+# Words (not substrings: "sentry" is not "sent") in a cache key that say
+# "this work is done", and in a model or table name that say "dedup table".
+DONE_KEY_WORDS = frozenset(
+    {
+        "done",
+        "processed",
+        "completed",
+        "complete",
+        "sent",
+        "handled",
+        "finished",
+        "idempotency",
+        "idempotent",
+        "idempotence",
+        "notified",
+        "delivered",
+        "charged",
+        "paid",
+        "dedup",
+        "dedupe",
+    }
+)
+DEDUP_TABLE_WORDS = frozenset(
+    {
+        "processed",
+        "dedup",
+        "dedupe",
+        "deduplication",
+        "idempotency",
+        "idempotent",
+        "handled",
+        "seen",
+        "completed",
+        "sent",
+        "done",
+    }
 )
 
-# Model names of dedup / processed tables.
-DEDUP_TABLE_NAMES = re.compile(
-    r"(processed|dedup|idempoten|handled|seen|completed|sent)", re.IGNORECASE
-)
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+def words(text: str) -> FrozenSet[str]:
+    """Lower-case words of an identifier, key or table name (camelCase aware)."""
+    return frozenset(word.lower() for word in _WORD.findall(text))
+
+
+def says_done(text: str) -> bool:
+    return not words(text).isdisjoint(DONE_KEY_WORDS)
+
+
+def names_dedup_table(name: str) -> bool:
+    return not words(name).isdisjoint(DEDUP_TABLE_WORDS)
+
 
 # ORM and SQL writes that persist a row or field.
 INSERT_METHODS = frozenset({"create", "get_or_create", "bulk_create", "insert"})

@@ -175,7 +175,7 @@ def _call_marker(event: Event, call: cst.Call, knowledge: Knowledge) -> Optional
         created = call.args[0].value
         if isinstance(created, cst.Call):
             name = dotted_name(created.func) or ""
-            if catalog.DEDUP_TABLE_NAMES.search(name.split(".")[-1]):
+            if catalog.names_dedup_table(name.split(".")[-1]):
                 return _Marker(call, event, label, dedup=True)
     return None
 
@@ -192,7 +192,7 @@ def _cache_marker(event: Event, call: cst.Call, knowledge: Knowledge, label: str
     text = knowledge.string_value(key, event.scope)
     if text is None and isinstance(key, cst.Name):
         text = key.value
-    if text is not None and catalog.DONE_KEY_WORDS.search(text):
+    if text is not None and catalog.says_done(text):
         return _Marker(call, event, label, dedup=True)
     return None
 
@@ -209,7 +209,7 @@ def _insert_marker(event: Event, call: cst.Call, label: str) -> Optional[_Marker
             if _state_word(value) in catalog.DONE_STATES:
                 return _Marker(call, event, label, dedup=True)
             return None
-    if model and catalog.DEDUP_TABLE_NAMES.search(model):
+    if model and catalog.names_dedup_table(model):
         return _Marker(call, event, label, dedup=True)
     return None
 
@@ -222,7 +222,7 @@ def _sql_marker(event: Event, call: cst.Call, knowledge: Knowledge, label: str) 
     if text is not None:
         match = catalog.SQL_INSERT.search(text)
         if match and match.group(1).lower().startswith("insert"):
-            if catalog.DEDUP_TABLE_NAMES.search(match.group(2)):
+            if catalog.names_dedup_table(match.group(2)):
                 return _Marker(call, event, label, dedup=True)
         if match and re.search(
             r"(status|state)\s*=\s*'(" + "|".join(catalog.DONE_STATES) + r")'", text, re.I
@@ -232,7 +232,7 @@ def _sql_marker(event: Event, call: cst.Call, knowledge: Knowledge, label: str) 
     for inner in _inner_calls(statement):
         if dotted_name(inner.func) == "insert" and inner.args:
             table = dotted_name(inner.args[0].value) or ""
-            if catalog.DEDUP_TABLE_NAMES.search(table.split(".")[-1]):
+            if catalog.names_dedup_table(table.split(".")[-1]):
                 return _Marker(call, event, label, dedup=True)
         if isinstance(inner.func, cst.Attribute) and inner.func.attr.value == "values":
             for arg in inner.args:
