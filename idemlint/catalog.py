@@ -235,6 +235,29 @@ KEY_KEYWORDS = frozenset(
     }
 ) | KEY_SPELLINGS
 
+# ORM writes and lookups: a key keyword there is a model field. A key made
+# once and stored (``get_or_create(defaults={"idempotency_key": uuid4()})``)
+# is the correct pattern, not a key that changes on redelivery.
+PERSISTENCE_METHODS = frozenset(
+    {
+        "create",
+        "acreate",
+        "get_or_create",
+        "aget_or_create",
+        "update_or_create",
+        "aupdate_or_create",
+        "bulk_create",
+        "update",
+        "aupdate",
+        "save",
+        "filter",
+        "get",
+        "exclude",
+        "insert",
+        "values",
+    }
+)
+
 # A local variable named like this holds a key, whatever it is passed to.
 KEY_VARIABLE_NAME = re.compile(
     r"_?(idem\w*|dedupe?\w*|deduplication\w*|lock)_?(key|name)\Z", re.IGNORECASE
@@ -390,6 +413,9 @@ DONE_STATES = frozenset(
         "invoiced",
         "paid_out",
         "transferred",
+        "cancelled",
+        "canceled",
+        "voided",
     }
 )
 

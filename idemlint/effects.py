@@ -202,6 +202,9 @@ class Knowledge:
             return
         call = event.node
         label = call_label(call)
+        effect = self.keyable_effect(event)
+        if effect is None and _method_name(call) in catalog.PERSISTENCE_METHODS:
+            return
         for arg in call.args:
             if arg.keyword is not None:
                 normalised = catalog.normalise_key_spelling(arg.keyword.value)
@@ -212,7 +215,6 @@ class Knowledge:
             for key, value in self._dict_entries(arg.value, event.scope):
                 if catalog.is_key_spelling(key):
                     yield KeySink(value, f"`{key}` header of `{label}`")
-        effect = self.keyable_effect(event)
         if effect is not None and effect.key_position is not None:
             positional_key = argument(call, effect.key_position, None)
             if positional_key is not None:
@@ -294,6 +296,10 @@ def argument(
     if any(a.star == "*" for a in call.args):
         return None
     return positional[position].value if position < len(positional) else None
+
+
+def _method_name(call: cst.Call) -> Optional[str]:
+    return call.func.attr.value if isinstance(call.func, cst.Attribute) else None
 
 
 def _truthy_keyword(call: cst.Call, name: str) -> bool:
