@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Tuple
+import re
+from typing import Dict, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
@@ -54,8 +55,9 @@ def charge_order(order_id):
     limits = (
         "Values are followed through local variables, helper parameters and "
         "helper return values in the same module, not through attributes, "
-        "containers or other modules. `hash()` is reported only when its "
-        "argument is visibly a string."
+        "containers or other modules. `hash()` is reported unless its argument "
+        "is visibly a number (an `int` annotation, `int()`, or a name such as "
+        "`order_id`)."
     )
 
     def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
@@ -133,7 +135,7 @@ class _Flow:
         callee = scope.resolver.resolve(call.func)
         if catalog.matches_any(catalog.NONDETERMINISTIC_SOURCES, callee):
             return [call]
-        if callee == "hash" and call.args and _is_string(call.args[0].value, scope):
+        if callee == "hash" and call.args and _may_be_salted(call.args[0].value, scope):
             return [call]
         if id(call) in self.returns:
             return list(self.returns[id(call)])
@@ -150,26 +152,48 @@ class _Flow:
         return found
 
 
-def _is_string(node: cst.BaseExpression, scope: FunctionScope) -> bool:
-    """Visibly a str: literals, f-strings, ``str()``, ``%``/``+`` with a literal, str params."""
+_STRING_CALLS = frozenset({"str", "repr", "format", "json.dumps", "ascii", "bytes"})
+_STRING_METHODS_RESULT = frozenset(
+    {"format", "join", "lower", "upper", "strip", "encode", "decode", "replace", "hexdigest"}
+)
+_NUMERIC_NAME = re.compile(r"(^|_)(id|pk|count|num|number|index|idx|n|amount|total|seq)\Z", re.I)
+_TEXT_ANNOTATIONS = frozenset({"str", "bytes"})
+
+
+def _may_be_salted(node: cst.BaseExpression, scope: FunctionScope) -> bool:
+    """Whether ``hash(node)`` may hash a str or bytes (salted per process).
+
+    Literals, ``str()`` and string methods are text; numbers and ``int()`` are
+    not.  A bare name or attribute is judged by its annotation, else by its
+    name: ``order_id`` and ``pk`` hold numbers, ``email`` and ``slug`` text.
+    """
     if isinstance(node, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
-        return not (isinstance(node, cst.SimpleString) and node.prefix.lower().startswith("b"))
+        return True
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return False
     if isinstance(node, cst.Call):
-        callee = scope.resolver.resolve(node.func)
-        if callee == "str":
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _STRING_METHODS_RESULT:
             return True
-        return isinstance(node.func, cst.Attribute) and node.func.attr.value in (
-            "format",
-            "join",
-            "lower",
-            "upper",
-            "strip",
-        )
+        return scope.resolver.resolve(func) in _STRING_CALLS
     if isinstance(node, cst.BinaryOperation):
-        return _is_string(node.left, scope) or _is_string(node.right, scope)
+        return _may_be_salted(node.left, scope) or _may_be_salted(node.right, scope)
+    if isinstance(node, cst.Tuple):
+        return any(_may_be_salted(element.value, scope) for element in node.elements)
     if isinstance(node, cst.Name):
-        for param in (*scope.function.params.params, *scope.function.params.kwonly_params):
-            if param.name.value == node.value and param.annotation is not None:
-                annotation = param.annotation.annotation
-                return isinstance(annotation, cst.Name) and annotation.value == "str"
+        annotation = _annotation(node.value, scope)
+        if annotation is not None:
+            return annotation in _TEXT_ANNOTATIONS
+        return not _NUMERIC_NAME.search(node.value)
+    if isinstance(node, cst.Attribute):
+        return not _NUMERIC_NAME.search(node.attr.value)
     return False
+
+
+def _annotation(name: str, scope: FunctionScope) -> Optional[str]:
+    params = scope.function.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param.name.value == name and param.annotation is not None:
+            annotation = param.annotation.annotation
+            return annotation.value if isinstance(annotation, cst.Name) else ""
+    return None

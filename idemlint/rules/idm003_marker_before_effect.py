@@ -160,6 +160,8 @@ def _call_marker(event: Event, call: cst.Call, knowledge: Knowledge) -> Optional
         return None
     method = func.attr.value
     label = f"`{call_label(call)}`"
+    if _is_mark_method(method) and dotted_name(func.value) not in ("self", "cls"):
+        return _Marker(call, event, label, dedup=False)
     if method in ("update", "aupdate", "update_or_create"):
         for arg in call.args:
             if arg.keyword is not None and _is_done_field(arg.keyword.value, arg.value):
@@ -178,6 +180,12 @@ def _call_marker(event: Event, call: cst.Call, knowledge: Knowledge) -> Optional
             if catalog.names_dedup_table(name.split(".")[-1]):
                 return _Marker(call, event, label, dedup=True)
     return None
+
+
+def _is_mark_method(method: str) -> bool:
+    """``order.mark_paid()``, ``email.mark_as_sent()``: a model method that saves a done state."""
+    names = catalog.words(method)
+    return "mark" in names and not names.isdisjoint(catalog.DONE_STATES)
 
 
 def _cache_marker(event: Event, call: cst.Call, knowledge: Knowledge, label: str) -> Optional[_Marker]:
@@ -275,6 +283,8 @@ def _is_work(event: Event, marker: _Marker, knowledge: Knowledge) -> bool:
         return not _is_exception(call)
     names = (event.callee or "").replace("()", "").split(".")
     verbs = names[-2:] if names[-1] in _DISPATCH_METHODS else names[-1:]
+    if "mark" in catalog.words(names[-1]):
+        return False
     return any(_WORK_VERBS.search(name) for name in verbs)
 
 
