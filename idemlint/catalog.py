@@ -419,6 +419,11 @@ DONE_STATES = frozenset(
     }
 )
 
+# Words that turn a done state into its opposite: NOT_SENT, PAYMENT_FAILED.
+NOT_DONE_WORDS = frozenset(
+    {"not", "un", "pending", "failed", "failure", "error", "awaiting", "partially", "requested"}
+)
+
 # Attribute or column names that hold a status value.
 STATUS_FIELDS = re.compile(r"(\w+_)?(status|state)\Z", re.IGNORECASE)
 
@@ -468,12 +473,12 @@ DEDUP_TABLE_WORDS = frozenset(
     }
 )
 
-_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
 def words(text: str) -> FrozenSet[str]:
     """Lower-case words of an identifier, key or table name (camelCase aware)."""
-    return frozenset(word.lower() for word in _WORD.findall(text))
+    return frozenset(word.lower() for word in WORD.findall(text))
 
 
 def says_done(text: str) -> bool:

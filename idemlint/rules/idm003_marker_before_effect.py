@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Dict, Iterator, List, Optional
+from typing import Dict, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
@@ -14,12 +14,14 @@ from idemlint.effects import Knowledge, argument
 from idemlint.names import dotted_name
 from idemlint.rules.base import Rule, Violation, where
 
-# Verbs in a call name that do the work a status/flag marker records.
-_WORK_VERBS = re.compile(
-    r"(charge|pay|capture|refund|send|notify|email|mail|publish|deliver|ship|"
-    r"transfer|payout|post|upload|sync|export|push|dispatch|fulfil|invoice|"
-    r"bill|process|handle|submit)",
-    re.IGNORECASE,
+# Leading verbs of a call name that does the work a status/flag marker records.
+_WORK_VERBS = frozenset(
+    {
+        "charge", "pay", "capture", "refund", "cancel", "void", "send", "notify",
+        "email", "mail", "publish", "deliver", "ship", "transfer", "payout", "post",
+        "upload", "sync", "export", "push", "dispatch", "fulfil", "fulfill",
+        "process", "handle", "submit", "issue", "bill",
+    }
 )
 _DISPATCH_METHODS = frozenset({"delay", "apply_async", "kiq", "send", "send_with_options"})
 
@@ -80,10 +82,21 @@ def send_receipt(order_id):
     )
 
     def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
+        # Several markers before one effect are one review comment: the one
+        # written last before it (usually the record of that very work).
+        closest: Dict[int, Tuple[_Marker, Event]] = {}
         for marker in _markers(trace, knowledge):
             effect = _first_work_after(marker, trace, knowledge)
             if effect is None:
                 continue
+            current = closest.get(effect.seq)
+            if current is None or current[0].write.seq < marker.write.seq:
+                closest[effect.seq] = (marker, effect)
+        reported = set()
+        for marker, effect in sorted(closest.values(), key=lambda pair: pair[0].write.seq):
+            if id(marker.report) in reported:
+                continue
+            reported.add(id(marker.report))
             yield Violation(
                 marker.report,
                 f"{marker.text} is written before `{call_label(effect.node)}` "  # type: ignore[arg-type]
@@ -127,7 +140,7 @@ def _is_done_assignment(target: cst.BaseExpression, value: Optional[cst.BaseExpr
 
 def _is_done_field(field: str, value: cst.BaseExpression) -> bool:
     if catalog.STATUS_FIELDS.match(field):
-        return _state_word(value) in catalog.DONE_STATES
+        return _is_done_state(value)
     if catalog.DONE_FLAG_FIELDS.match(field):
         if isinstance(value, cst.Name):
             return value.value == "True"
@@ -135,13 +148,19 @@ def _is_done_field(field: str, value: cst.BaseExpression) -> bool:
     return False
 
 
-def _state_word(value: cst.BaseExpression) -> Optional[str]:
+def _is_done_state(value: cst.BaseExpression) -> bool:
+    """``"paid"``, ``OrderStatus.PAID``, ``Order.STATUS_PAID``; not ``NOT_SENT``."""
     if isinstance(value, cst.SimpleString):
         evaluated = value.evaluated_value
-        return evaluated.lower() if isinstance(evaluated, str) else None
-    if isinstance(value, cst.Attribute):
-        return value.attr.value.lower()
-    return None
+        text = evaluated if isinstance(evaluated, str) else ""
+    elif isinstance(value, cst.Attribute):
+        text = value.attr.value
+    else:
+        return False
+    if text.lower() in catalog.DONE_STATES:
+        return True
+    names = catalog.words(text)
+    return names.isdisjoint(catalog.NOT_DONE_WORDS) and not names.isdisjoint(catalog.DONE_STATES)
 
 
 def _saved_receivers(call: cst.Call, pending: Dict[str, List[Event]]) -> List[str]:
@@ -214,8 +233,8 @@ def _insert_marker(event: Event, call: cst.Call, label: str) -> Optional[_Marker
     }
     for field, value in statuses.items():
         if catalog.STATUS_FIELDS.match(field):
-            if _state_word(value) in catalog.DONE_STATES:
-                return _Marker(call, event, label, dedup=True)
+            if _is_done_state(value):
+                return _Marker(call, event, label, dedup=False)
             return None
     if model and catalog.names_dedup_table(model):
         return _Marker(call, event, label, dedup=True)
@@ -282,10 +301,15 @@ def _is_work(event: Event, marker: _Marker, knowledge: Knowledge) -> bool:
     if marker.dedup:
         return not _is_exception(call)
     names = (event.callee or "").replace("()", "").split(".")
-    verbs = names[-2:] if names[-1] in _DISPATCH_METHODS else names[-1:]
-    if "mark" in catalog.words(names[-1]):
-        return False
-    return any(_WORK_VERBS.search(name) for name in verbs)
+    # ``send_receipt.delay()`` does what its receiver says; ``signal.send()``
+    # on an object we cannot resolve says nothing by itself.
+    verbs = names[-2:-1] if names[-1] in _DISPATCH_METHODS else names[-1:]
+    return any(_leading_word(name) in _WORK_VERBS for name in verbs)
+
+
+def _leading_word(name: str) -> str:
+    match = catalog.WORD.search(name)
+    return match.group(0).lower() if match else ""
 
 
 def _is_exception(call: cst.Call) -> bool:
