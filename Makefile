@@ -19,7 +19,7 @@ demo: $(STAMP)
 
 ## Run the whole test suite against the installed package.
 test: $(STAMP)
-	$(BIN)/python -m pytest -p no:cacheprovider
+	$(BIN)/pytest -p no:cacheprovider
 
 ## Regenerate docs/rules/ and the README rule table from rule metadata.
 docs: $(STAMP)

@@ -50,7 +50,9 @@ def cli() -> None:
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, type=click.Path())
+# readable=False: an unreadable path is reported as E902 by the engine and the
+# other paths are still checked, instead of click aborting the whole run.
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option(
     "--format",
     "output_format",
@@ -92,10 +94,12 @@ def check(
     else:
         result_for_stdout = result
     click.echo(FORMATTERS[output_format](result_for_stdout), nl=False)
+    # Exit through the context: in click's standalone mode (``cli()``, CliRunner)
+    # a command's return value is discarded and the process would exit 0.
     if result.problems:
-        return EXIT_ERROR
+        click.get_current_context().exit(EXIT_ERROR)
     if result.findings and not exit_zero:
-        return EXIT_FINDINGS
+        click.get_current_context().exit(EXIT_FINDINGS)
     return EXIT_CLEAN
 
 

@@ -15,6 +15,8 @@ MAX_QUOTED_LINES = 6
 
 
 def render_review(result: LintResult) -> str:
+    for path in {finding.path for finding in result.findings}:
+        linecache.checkcache(path)  # quote the file as it is now, not as first read
     parts = [_comment(finding) for finding in result.findings]
     parts += [line_for(problem) + "\n" for problem in result.problems]
     if result.findings:

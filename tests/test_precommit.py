@@ -1,0 +1,105 @@
+"""The pre-commit hook, through a real ``pre-commit try-repo`` of this checkout.
+
+``try-repo`` builds the hook's environment from the working tree (committed
+or not), so this is what a user of ``.pre-commit-hooks.yaml`` gets.  The first
+run installs that environment (from PyPI and the local path) into a
+temporary ``PRE_COMMIT_HOME`` shared by the tests of this module.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+from typing import Dict
+
+import pytest
+
+REPO_ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+BUGGY = """\
+import requests
+from celery import shared_task
+
+
+@shared_task
+def notify_warehouse(url, order_id):
+    requests.post(url, json={"order": order_id})
+"""
+
+CLEAN = """\
+import requests
+from celery import shared_task
+
+
+@shared_task
+def notify_warehouse(url, order_id):
+    requests.post(url, json={"order": order_id}, headers={"Idempotency-Key": f"order-{order_id}"})
+"""
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+def git_environment(pre_commit_home: pathlib.Path) -> Dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(
+        PRE_COMMIT_HOME=str(pre_commit_home),
+        GIT_AUTHOR_NAME="idemlint tests",
+        GIT_AUTHOR_EMAIL="tests@idemlint.invalid",
+        GIT_COMMITTER_NAME="idemlint tests",
+        GIT_COMMITTER_EMAIL="tests@idemlint.invalid",
+        GIT_CONFIG_NOSYSTEM="1",
+    )
+    return env
+
+
+def git_repository_with(path: pathlib.Path, name: str, source: str, env: Dict[str, str]) -> pathlib.Path:
+    path.mkdir()
+    (path / name).write_text(source, encoding="utf-8")
+
+    def git(*args: str) -> None:
+        subprocess.run(
+            ["git", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", *args],
+            cwd=path, env=env, check=True, capture_output=True, timeout=60,
+        )
+
+    git("init", "-q")
+    git("add", name)
+    git("commit", "-q", "--no-verify", "-m", "add tasks")
+    return path
+
+
+def try_repo(repository: pathlib.Path, env: Dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", "try-repo", str(REPO_ROOT), "idemlint", "--all-files",
+         "--color", "never"],
+        cwd=repository, env=env, capture_output=True, text=True, timeout=900,
+    )
+
+
+def test_hook_fails_on_a_missing_idempotency_key(
+    tmp_path: pathlib.Path, pre_commit_home: pathlib.Path
+) -> None:
+    env = git_environment(pre_commit_home)
+    repository = git_repository_with(tmp_path / "repo", "tasks.py", BUGGY, env)
+    result = try_repo(repository, env)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert "tasks.py:7:5: IDM002 `requests.post()` in task `notify_warehouse`" in output
+    assert "Traceback" not in output
+
+
+def test_hook_passes_on_clean_code(tmp_path: pathlib.Path, pre_commit_home: pathlib.Path) -> None:
+    env = git_environment(pre_commit_home)
+    repository = git_repository_with(tmp_path / "repo", "tasks.py", CLEAN, env)
+    result = try_repo(repository, env)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert "IDM0" not in output
+    assert "Passed" in output
