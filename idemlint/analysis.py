@@ -62,10 +62,13 @@ class FunctionScope:
 class Event:
     """Something a task does, in execution order.
 
-    ``kind`` is ``call`` (``node`` is the Call), ``assign`` (``node`` is the
+    ``kind`` is ``call`` (``node`` is the Call; ``discarded`` when it is a
+    statement of its own, its result unused), ``assign`` (``node`` is the
     statement; ``targets`` and ``value``), ``bind`` (a helper parameter bound
-    to an argument evaluated in ``value_scope``), or ``return`` (a helper
-    returns ``value`` to ``call_site``).
+    to an argument evaluated in ``value_scope``), ``return`` (a helper
+    returns ``value`` to ``call_site``), or ``check`` (``node`` is an ``if``
+    whose test is ``value``; ``exits`` when its body ends the task early).
+    ``caught`` names the exceptions handled by the ``try`` blocks around it.
     """
 
     kind: str
@@ -79,6 +82,9 @@ class Event:
     value_scope: Optional[FunctionScope] = None
     call_site: Optional[cst.Call] = None
     transaction: Optional[int] = None
+    discarded: bool = False
+    exits: bool = False
+    caught: Tuple[str, ...] = ()
 
 
 @dataclass
@@ -149,6 +155,7 @@ class TraceBuilder:
         self._stack: List[cst.FunctionDef] = []
         self._transactions: List[int] = []
         self._call_sites: List[Optional[cst.Call]] = []
+        self._caught: List[str] = []
 
     def build(self) -> Trace:
         scope = self._scope(self.task.function, self.task.owner, is_task=True)
@@ -269,7 +276,10 @@ class TraceBuilder:
                 self._emit("return", small, scope, path, value=small.value)
         elif isinstance(small, (cst.Import, cst.ImportFrom)):
             scope.resolver.bindings.update(import_bindings(small, self.index.package))
-        elif isinstance(small, (cst.Expr, cst.Raise, cst.Assert, cst.Del)):
+        elif isinstance(small, cst.Expr):
+            value = small.value.expression if isinstance(small.value, cst.Await) else small.value
+            self._expression(small.value, path, scope, discarded=value)
+        elif isinstance(small, (cst.Raise, cst.Assert, cst.Del)):
             for child in small.children:
                 if isinstance(child, cst.BaseExpression):
                     self._expression(child, path, scope)
@@ -288,7 +298,10 @@ class TraceBuilder:
                 scope.resolver.bind(target.value, value)
 
     def _if(self, node: cst.If, path: Tuple[Step, ...], scope: FunctionScope) -> None:
-        self._expression(node.test, path + (self._branch(node, "If", "test"),), scope)
+        test_path = path + (self._branch(node, "If", "test"),)
+        self._expression(node.test, test_path, scope)
+        exits = any(_is_exit(statement) for statement in node.body.body)
+        self._emit("check", node, scope, test_path, value=node.test, exits=exits)
         self._block(node.body.body, id(node), "If", "body", path, scope)
         orelse = node.orelse
         if isinstance(orelse, cst.If):
@@ -323,8 +336,11 @@ class TraceBuilder:
     def _try(
         self, node: Union[cst.Try, cst.TryStar], path: Tuple[Step, ...], scope: FunctionScope
     ) -> None:
-        self._block(node.body.body, id(node), "Try", "body", path, scope)
         handlers: Sequence[Union[cst.ExceptHandler, cst.ExceptStarHandler]] = node.handlers
+        caught = [name for handler in handlers for name in _caught_names(handler, scope.resolver)]
+        self._caught.extend(caught)
+        self._block(node.body.body, id(node), "Try", "body", path, scope)
+        del self._caught[len(self._caught) - len(caught) :]
         for number, handler in enumerate(handlers):
             self._block(handler.body.body, id(node), "Try", f"handler{number}", path, scope)
         if node.orelse is not None:
@@ -344,11 +360,15 @@ class TraceBuilder:
     # -- expressions ------------------------------------------------------
 
     def _expression(
-        self, node: cst.BaseExpression, path: Tuple[Step, ...], scope: FunctionScope
+        self,
+        node: cst.BaseExpression,
+        path: Tuple[Step, ...],
+        scope: FunctionScope,
+        discarded: Optional[cst.BaseExpression] = None,
     ) -> None:
         for call in _calls_in_evaluation_order(node):
             callee = scope.resolver.resolve(call.func)
-            self._emit("call", call, scope, path, callee=callee)
+            self._emit("call", call, scope, path, callee=callee, discarded=call is discarded)
             helper = self._helper(call, scope)
             if helper is not None:
                 self._enter_helper(call, helper, path, scope)
@@ -416,9 +436,21 @@ class TraceBuilder:
                 seq=next(self._seq),
                 call_site=call_site,
                 transaction=self._transactions[-1] if self._transactions else None,
+                caught=tuple(self._caught),
                 **fields,  # type: ignore[arg-type]
             )
         )
+
+
+def _caught_names(
+    handler: Union[cst.ExceptHandler, cst.ExceptStarHandler], resolver: Resolver
+) -> List[str]:
+    """``django.db.IntegrityError`` for ``except IntegrityError``; ``*`` for a bare except."""
+    if handler.type is None:
+        return ["*"]
+    types = handler.type.elements if isinstance(handler.type, cst.Tuple) else None
+    names = [e.value for e in types] if types is not None else [handler.type]
+    return [resolver.resolve(name) or "?" for name in names]
 
 
 def _is_exit(statement: Union[cst.BaseStatement, cst.BaseSmallStatement]) -> bool:

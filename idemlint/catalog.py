@@ -496,6 +496,32 @@ SQL_INSERT = re.compile(r"\b(insert\s+into|update)\s+[\"`]?(\w+)", re.IGNORECASE
 SAVE_METHODS = frozenset({"save", "asave", "commit", "flush", "update", "aupdate"})
 CACHE_SET_METHODS = frozenset({"set", "aset", "hset", "sadd", "setex", "set_many"})
 
+# States a done-check may test. A cancelled or deleted flag guards unrelated
+# state: ``if appt.cancelled: return`` does not say the reminder was sent.
+CHECKED_DONE_STATES = DONE_STATES - {"cancelled", "canceled", "voided"}
+
+# Lookups of a cache/Redis key or of rows, as used in a done-check's test.
+LOOKUP_METHODS = frozenset(
+    {
+        "get", "aget", "exists", "aexists", "sismember", "hexists", "hget",
+        "getbit", "get_many", "count", "acount", "first", "afirst",
+    }
+)
+
+# Calls that claim a unit of work atomically: a lock, a row lock, a unique
+# insert that reports whether it created the row.
+CLAIM_CALLS: Tuple[str, ...] = (
+    "*.acquire",
+    "*.select_for_update",
+    "*.with_for_update",
+    "*.{get_or_create,aget_or_create,update_or_create,aupdate_or_create}",
+    "*.{try_lock,try_acquire}",
+)
+SQL_CLAIM = re.compile(r"for\s+update|on\s+conflict|advisory_lock|insert\s+ignore", re.IGNORECASE)
+
+# Exceptions a unique insert raises on a duplicate.
+DUPLICATE_ERRORS = re.compile(r"(IntegrityError|UniqueViolation|DuplicateKeyError)\Z")
+
 # Transaction scopes (IDM003 treats marker and work inside one as atomic).
 TRANSACTION_CONTEXTS: Tuple[str, ...] = (
     "django.db.transaction.atomic",
