@@ -14,7 +14,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.analysis import Event, FunctionScope, Trace, call_label
+from idemlint.analysis import Event, FunctionScope, Trace, call_label, happens_before
 from idemlint.settings import Settings
 
 
@@ -319,3 +319,168 @@ def _is_opaque(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
 
 
+
+
+class Guards:
+    """Done-checks and claims of one trace, for the ordering rules.
+
+    A *done-check* is an ``if`` whose test reads the state that records the
+    work (a cache/Redis lookup, an ``.exists()`` query, a done status or
+    flag) and that either exits early or holds the work in its body.  A
+    *claim* takes the work atomically: a lock, a row lock, a unique insert.
+    """
+
+    def __init__(self, trace: Trace, knowledge: Knowledge) -> None:
+        self.knowledge = knowledge
+        self.checks = [e for e in trace.events if e.kind == "check" and self._is_done_check(e)]
+        self.claims = [e for e in trace.calls() if self.is_claim(e)]
+
+    def is_claim(self, event: Event) -> bool:
+        call = event.node
+        if event.kind != "call" or not isinstance(call, cst.Call):
+            return False
+        if self.knowledge.lock_api(event) is not None:
+            return True
+        if catalog.matches_any(catalog.CLAIM_CALLS, event.callee):
+            return True
+        method = _method_name(call)
+        if method in catalog.INSERT_METHODS | {"add", "save", "execute"} and any(
+            catalog.DUPLICATE_ERRORS.search(name) for name in event.caught
+        ):
+            return True
+        if method in ("update", "aupdate") and not event.discarded:
+            return True  # claimed = Order.objects.filter(status="new").update(status="sending")
+        if method in catalog.SQL_EXECUTE_METHODS and call.args:
+            text = self.knowledge.string_value(call.args[0].value, event.scope)
+            return text is not None and bool(catalog.SQL_CLAIM.search(text))
+        return False
+
+    def _is_done_check(self, event: Event) -> bool:
+        test = event.value
+        return test is not None and _reads_done_state(test, event.scope, self.knowledge)
+
+    def checked_before(self, effect: Event) -> Optional[Event]:
+        """A done-check that runs before ``effect`` and guards it."""
+        for check in self.checks:
+            if check.seq < effect.seq and (
+                _inside(effect, check.node) or (check.exits and happens_before(check, effect))
+            ):
+                return check
+        return None
+
+    def claimed_before(self, effect: Event) -> Optional[Event]:
+        for claim in self.claims:
+            if claim.seq < effect.seq and happens_before(claim, effect):
+                return claim
+        return None
+
+
+def _inside(event: Event, node: cst.CSTNode) -> bool:
+    return any(step.container == id(node) for step in event.path)
+
+
+def _reads_done_state(test: cst.BaseExpression, scope: FunctionScope, knowledge: Knowledge) -> bool:
+    for node in _expression_nodes(test):
+        if isinstance(node, cst.Call):
+            method = _method_name(node)
+            if method in catalog.LOOKUP_METHODS - {"get"}:
+                return True
+            if method == "get" and not _is_orm_manager(node):
+                return True
+        elif isinstance(node, cst.Attribute):
+            if _is_done_field_read(node.attr.value, test):
+                return True
+        elif isinstance(node, cst.Name):
+            if not catalog.words(node.value).isdisjoint(catalog.CHECKED_DONE_STATES | {"done"}):
+                return True
+    return False
+
+
+def _is_done_field_read(field: str, test: cst.BaseExpression) -> bool:
+    if catalog.STATUS_FIELDS.match(field):
+        return any(
+            isinstance(n, (cst.SimpleString, cst.Attribute)) and _names_checked_state(n)
+            for n in _expression_nodes(test)
+        )
+    return bool(catalog.DONE_FLAG_FIELDS.match(field)) and catalog.words(field).isdisjoint(
+        {"cancelled", "canceled", "voided"}
+    )
+
+
+def _names_checked_state(node: cst.CSTNode) -> bool:
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        text = value if isinstance(value, str) else ""
+    elif isinstance(node, cst.Attribute):
+        text = node.attr.value
+    else:
+        return False
+    return not catalog.words(text).isdisjoint(catalog.CHECKED_DONE_STATES)
+
+
+def _is_orm_manager(call: cst.Call) -> bool:
+    """``Order.objects.get(...)``: a row fetch, not a key lookup."""
+    func = call.func
+    return isinstance(func, cst.Attribute) and (
+        isinstance(func.value, cst.Attribute) and func.value.attr.value == "objects"
+    )
+
+
+def _expression_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    yield node
+    if isinstance(node, (cst.Lambda,)):
+        return
+    for child in node.children:
+        yield from _expression_nodes(child)
+
+
+def numeric_value(
+    node: Optional[cst.BaseExpression], scope: FunctionScope, constants: Dict[str, cst.BaseExpression], depth: int = 0
+) -> Optional[float]:
+    """The value of a literal, a module constant or simple arithmetic on them."""
+    if node is None or depth > 8:
+        return None
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return float(node.evaluated_value)
+    if isinstance(node, cst.Name) and node.value not in scope.parameters:
+        return numeric_value(constants.get(node.value), scope, constants, depth + 1)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = numeric_value(node.expression, scope, constants, depth + 1)
+        return -inner if inner is not None else None
+    if isinstance(node, cst.BinaryOperation):
+        left = numeric_value(node.left, scope, constants, depth + 1)
+        right = numeric_value(node.right, scope, constants, depth + 1)
+        if left is None or right is None:
+            return None
+        operator = node.operator
+        if isinstance(operator, cst.Multiply):
+            return left * right
+        if isinstance(operator, cst.Add):
+            return left + right
+        if isinstance(operator, cst.Subtract):
+            return left - right
+        if isinstance(operator, (cst.Divide, cst.FloorDivide)) and right:
+            return left / right if isinstance(operator, cst.Divide) else left // right
+        return None
+    if isinstance(node, cst.Call) and scope.resolver.resolve(node.func) in (
+        "datetime.timedelta",
+        "timedelta",
+    ):
+        return _timedelta_seconds(node, scope, constants, depth)
+    return None
+
+
+_TIMEDELTA_UNITS = {"weeks": 604800, "days": 86400, "hours": 3600, "minutes": 60, "seconds": 1, "milliseconds": 0.001}
+
+
+def _timedelta_seconds(
+    call: cst.Call, scope: FunctionScope, constants: Dict[str, cst.BaseExpression], depth: int
+) -> Optional[float]:
+    total = 0.0
+    for position, arg in enumerate(call.args):
+        unit = arg.keyword.value if arg.keyword is not None else ("days", "seconds")[min(position, 1)]
+        value = numeric_value(arg.value, scope, constants, depth + 1)
+        if value is None or unit not in _TIMEDELTA_UNITS:
+            return None
+        total += value * _TIMEDELTA_UNITS[unit]
+    return total

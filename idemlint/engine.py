@@ -25,13 +25,19 @@ from idemlint.settings import DEFAULT_SETTINGS, Settings
 if TYPE_CHECKING:
     import libcst as cst
 
+    from idemlint.rules import Violation
+
 # Stage one: plain substring tests, as fast as reading. Stage two, only on
 # files that pass: the shapes task code takes (a decorator, a registration
-# call, a Task base class, an enqueue, arq settings).
-_TASK_WORDS = (b"task", b"Task", b"actor", b"job", b"enqueue", b"WorkerSettings", b"arq")
+# call, a Task base class, an enqueue, arq settings) or Celery's acks_late
+# setting, which IDM009 reads outside tasks.
+_TASK_WORDS = (
+    b"task", b"Task", b"actor", b"job", b"enqueue", b"WorkerSettings", b"arq",
+    b"acks_late", b"ACKS_LATE",
+)
 _TASK_SHAPES = (
     rb"@[\w.]*(?:task|actor|job)\b|\.(?:task|actor)\(|\bTask\b|\.enqueue"
-    rb"|WorkerSettings|\barq\b|shared_task\("
+    rb"|WorkerSettings|\barq\b|shared_task\(|acks_late|ACKS_LATE"
 )
 
 
@@ -154,23 +160,31 @@ def _python_syntax_error(text: str, path: str) -> Optional[FileProblem]:
 def _analyse(module: "cst.Module", settings: Settings, scan_bodies: bool) -> List[_Reported]:
     from idemlint.analysis import TraceBuilder
     from idemlint.effects import Knowledge
-    from idemlint.rules import RULES
+    from idemlint.rules import RULES, ModuleRule, TaskRule
     from idemlint.tasks import build_index, find_tasks
 
-    rules = [rule for rule in RULES if settings.enabled(rule.code)]
+    enabled = [rule for rule in RULES if settings.enabled(rule.code)]
+    task_rules = [rule for rule in enabled if isinstance(rule, TaskRule)]
+    module_rules = [rule for rule in enabled if isinstance(rule, ModuleRule)]
     index = build_index(module, scan_bodies=scan_bodies)
     reported: List[_Reported] = []
     seen = set()
+
+    def report(code: str, violation: "Violation", task: str) -> None:
+        key = (code, id(violation.node))
+        if key not in seen:
+            seen.add(key)
+            reported.append(_Reported(violation.node, code, violation.message, task))
+
+    for module_rule in module_rules:
+        for violation in module_rule.check_module(module, index):
+            report(module_rule.code, violation, "")
     for task in find_tasks(index, settings.task_decorators):
         trace = TraceBuilder(index, task).build()
         knowledge = Knowledge(trace, index.constants, settings)
-        for rule in rules:
+        for rule in task_rules:
             for violation in rule.check(trace, knowledge):
-                key = (rule.code, id(violation.node))
-                if key in seen:
-                    continue
-                seen.add(key)
-                reported.append(_Reported(violation.node, rule.code, violation.message, task.name))
+                report(rule.code, violation, task.name)
     return reported
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Dict, Tuple
 
-from idemlint.rules.base import Rule, Violation
+from idemlint.rules.base import ModuleRule, Rule, TaskRule, Violation
 from idemlint.rules.idm001_nondeterministic_key import NondeterministicKey
 from idemlint.rules.idm002_missing_idempotency_key import MissingIdempotencyKey
 from idemlint.rules.idm003_marker_before_effect import MarkerBeforeEffect
@@ -19,4 +19,4 @@ RULES: Tuple[Rule, ...] = (
 
 RULES_BY_CODE: Dict[str, Rule] = {rule.code: rule for rule in RULES}
 
-__all__ = ["RULES", "RULES_BY_CODE", "Rule", "Violation"]
+__all__ = ["RULES", "RULES_BY_CODE", "ModuleRule", "Rule", "TaskRule", "Violation"]

@@ -9,6 +9,7 @@ import libcst as cst
 
 from idemlint.analysis import Event, Trace
 from idemlint.effects import Knowledge
+from idemlint.tasks import ModuleIndex
 
 
 @dataclass(frozen=True)
@@ -20,7 +21,7 @@ class Violation:
 
 
 class Rule:
-    """A rule: one code, its documentation, and :meth:`check`.
+    """A rule: one code and its documentation.
 
     ``why`` and ``fix`` follow ruff's documentation sections ("Why is this
     bad?", "Use instead"); ``example`` and ``use_instead`` are code.  The
@@ -38,7 +39,18 @@ class Rule:
     use_instead: ClassVar[str]
     limits: ClassVar[str] = ""
 
+
+class TaskRule(Rule):
+    """A rule over what one task does: :meth:`check` reads the task's trace."""
+
     def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
+        raise NotImplementedError
+
+
+class ModuleRule(Rule):
+    """A rule over module-level code (configuration), outside any task."""
+
+    def check_module(self, module: cst.Module, index: ModuleIndex) -> Iterator[Violation]:
         raise NotImplementedError
 
 

@@ -10,12 +10,12 @@ import libcst as cst
 from idemlint import catalog
 from idemlint.analysis import Event, FunctionScope, Trace, call_label
 from idemlint.effects import Knowledge
-from idemlint.rules.base import Rule, Violation, where
+from idemlint.rules.base import TaskRule, Violation, where
 
 _STRING_METHODS = frozenset({"format", "join", "encode", "replace", "lower", "upper"})
 
 
-class NondeterministicKey(Rule):
+class NondeterministicKey(TaskRule):
     code = "IDM001"
     name = "nondeterministic-key"
     summary = "An idempotency, dedup or lock key is derived from a random or time-based value"

@@ -6,10 +6,10 @@ from typing import Iterator
 
 from idemlint.analysis import Trace, call_label
 from idemlint.effects import Knowledge
-from idemlint.rules.base import Rule, Violation, where
+from idemlint.rules.base import TaskRule, Violation, where
 
 
-class MissingIdempotencyKey(Rule):
+class MissingIdempotencyKey(TaskRule):
     code = "IDM002"
     name = "missing-idempotency-key"
     summary = "A keyable side effect in a task is called without an idempotency key"

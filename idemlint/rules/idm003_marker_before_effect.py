@@ -12,7 +12,7 @@ from idemlint import catalog
 from idemlint.analysis import Event, Trace, call_label, happens_before
 from idemlint.effects import Knowledge, argument
 from idemlint.names import dotted_name
-from idemlint.rules.base import Rule, Violation, where
+from idemlint.rules.base import TaskRule, Violation, where
 
 # Leading verbs of a call name that does the work a status/flag marker records.
 _WORK_VERBS = frozenset(
@@ -37,7 +37,7 @@ class _Marker:
     dedup: bool
 
 
-class MarkerBeforeEffect(Rule):
+class MarkerBeforeEffect(TaskRule):
     code = "IDM003"
     name = "marker-before-effect"
     summary = "A 'done' marker is written before the side effect it records"

@@ -8,10 +8,10 @@ import libcst as cst
 
 from idemlint.analysis import Trace, call_label
 from idemlint.effects import Knowledge
-from idemlint.rules.base import Rule, Violation, where
+from idemlint.rules.base import TaskRule, Violation, where
 
 
-class LockWithoutTtl(Rule):
+class LockWithoutTtl(TaskRule):
     code = "IDM004"
     name = "lock-without-ttl"
     summary = "A distributed lock is taken without an expiry"
