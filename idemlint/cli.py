@@ -11,6 +11,7 @@ import os
 import re
 import sys
 import traceback
+from dataclasses import replace
 from typing import List, Optional, Sequence, Tuple
 
 import click
@@ -20,13 +21,17 @@ from idemlint.engine import lint_paths
 from idemlint.report import FORMATTERS, STRUCTURED_FORMATS
 from idemlint.report.text import line_for
 from idemlint.rules import RULES, RULES_BY_CODE
-from idemlint.settings import Settings
+from idemlint.config import ConfigError, find_config, load_settings
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
 
 _CODE_PREFIX = re.compile(r"IDM\d{0,3}\Z")
+
+
+class ConfigurationError(click.ClickException):
+    exit_code = EXIT_ERROR
 
 
 def _code_prefixes(
@@ -70,6 +75,17 @@ def cli() -> None:
     help="An extra decorator that makes a task (qualified or bare name). Repeatable.",
 )
 @click.option("--exclude", multiple=True, help="Glob of files or directories to skip. Repeatable.")
+@click.option(
+    "--force-exclude",
+    is_flag=True,
+    help="Apply exclusions to files named on the command line too (for pre-commit).",
+)
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False),
+    help="A pyproject.toml to read [tool.idemlint] from (default: the nearest one).",
+)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 def check(
     paths: Sequence[str],
@@ -78,15 +94,24 @@ def check(
     ignore: Tuple[str, ...],
     task_decorators: Tuple[str, ...],
     exclude: Tuple[str, ...],
+    force_exclude: bool,
+    config_path: Optional[str],
     exit_zero: bool,
 ) -> int:
     """Check PATHS (files or directories; default: the current directory)."""
-    settings = Settings(
-        select=select or ("IDM",),
-        ignore=ignore,
-        task_decorators=task_decorators,
+    paths = paths or (".",)
+    try:
+        configured = load_settings(config_path or find_config(paths))
+    except ConfigError as error:
+        raise ConfigurationError(str(error)) from None
+    settings = replace(
+        configured,
+        select=select or configured.select,
+        ignore=configured.ignore + ignore,
+        task_decorators=configured.task_decorators + task_decorators,
+        extend_exclude=configured.extend_exclude + exclude,
     )
-    result = lint_paths(paths or (".",), settings, exclude)
+    result = lint_paths(paths, settings, force_exclude=force_exclude)
     if output_format in STRUCTURED_FORMATS:
         for problem in result.problems:
             click.echo(line_for(problem), err=True)

@@ -11,7 +11,8 @@ from __future__ import annotations
 import fnmatch
 import os
 import stat
-from typing import Iterable, Iterator, Sequence, Set, Union
+from dataclasses import dataclass
+from typing import Iterable, Iterator, Set, Tuple, Union
 
 from idemlint.findings import FileProblem
 
@@ -40,13 +41,31 @@ SKIPPED_DIRECTORIES = frozenset(
 )
 
 
+@dataclass(frozen=True)
+class Selection:
+    """What a walk skips.
+
+    ``exclude`` holds globs matched against file and directory names and
+    paths.  ``default_skips`` keeps the built-in list above (a configured
+    ``exclude`` replaces it, like ruff's).  Files named explicitly are checked
+    even when excluded, unless ``force_exclude`` (for pre-commit, which names
+    every staged file).
+    """
+
+    exclude: Tuple[str, ...] = ()
+    default_skips: bool = True
+    force_exclude: bool = False
+
+
 def discover(
-    paths: Iterable[str], exclude: Sequence[str] = ()
+    paths: Iterable[str], selection: Selection = Selection()
 ) -> Iterator[Union[str, FileProblem]]:
     """Python files under ``paths``, each once, or a problem per bad path."""
     seen: Set[str] = set()
     for path in paths:
-        for item in _expand(path, exclude):
+        if selection.force_exclude and _excluded(path, selection):
+            continue
+        for item in _expand(path, selection):
             if isinstance(item, FileProblem):
                 yield item
                 continue
@@ -56,7 +75,7 @@ def discover(
                 yield item
 
 
-def _expand(path: str, exclude: Sequence[str]) -> Iterator[Union[str, FileProblem]]:
+def _expand(path: str, selection: Selection) -> Iterator[Union[str, FileProblem]]:
     try:
         mode = os.stat(path).st_mode
     except OSError as error:
@@ -66,14 +85,14 @@ def _expand(path: str, exclude: Sequence[str]) -> Iterator[Union[str, FileProble
             yield FileProblem(path, 1, 1, "E902", error.strerror or "cannot access path")
         return
     if stat.S_ISDIR(mode):
-        yield from _walk(path, exclude)
+        yield from _walk(path, selection)
     elif stat.S_ISREG(mode):
         yield path
     else:
         yield FileProblem(path, 1, 1, "E902", "not a regular file")
 
 
-def _walk(root: str, exclude: Sequence[str]) -> Iterator[Union[str, FileProblem]]:
+def _walk(root: str, selection: Selection) -> Iterator[Union[str, FileProblem]]:
     problems = []
 
     def on_error(error: OSError) -> None:
@@ -83,35 +102,38 @@ def _walk(root: str, exclude: Sequence[str]) -> Iterator[Union[str, FileProblem]
 
     for directory, subdirectories, files in os.walk(root, onerror=on_error):
         subdirectories[:] = sorted(
-            d
-            for d in subdirectories
-            if not _skipped_directory(directory, d, exclude)
+            d for d in subdirectories if not _skipped_directory(directory, d, selection)
         )
         for name in sorted(files):
             if not name.endswith(".py"):
                 continue
             path = os.path.join(directory, name)
-            if _excluded(path, exclude):
+            if _excluded(path, selection):
                 continue
-            yield from _expand(path, exclude)
+            yield from _expand(path, selection)
     yield from problems
 
 
-def _skipped_directory(parent: str, name: str, exclude: Sequence[str]) -> bool:
-    if name in SKIPPED_DIRECTORIES or name.endswith(".egg-info"):
-        return True
+def _skipped_directory(parent: str, name: str, selection: Selection) -> bool:
     path = os.path.join(parent, name)
     if os.path.islink(path):
         return True
-    if os.path.exists(os.path.join(path, "pyvenv.cfg")):
+    if selection.default_skips and (
+        name in SKIPPED_DIRECTORIES
+        or name.endswith(".egg-info")
+        or os.path.exists(os.path.join(path, "pyvenv.cfg"))
+    ):
         return True
-    return _excluded(path, exclude)
+    return _excluded(path, selection)
 
 
-def _excluded(path: str, exclude: Sequence[str]) -> bool:
-    name = os.path.basename(path)
+def _excluded(path: str, selection: Selection) -> bool:
+    name = os.path.basename(os.path.normpath(path))
     normalised = os.path.normpath(path)
     return any(
-        fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(normalised, pattern)
-        for pattern in exclude
+        fnmatch.fnmatch(name, pattern)
+        or fnmatch.fnmatch(normalised, pattern)
+        or fnmatch.fnmatch(normalised, f"*/{pattern.strip('/')}")
+        or fnmatch.fnmatch(normalised, f"*/{pattern.strip('/')}/*")
+        for pattern in selection.exclude
     )

@@ -149,7 +149,10 @@ class Knowledge:
         return False
 
     def _is_key_name(self, name: str) -> bool:
-        return catalog.is_key_spelling(name) or name in self.settings.key_arguments
+        return (
+            catalog.is_key_spelling(name)
+            or catalog.normalise_key_spelling(name) in self.settings.key_arguments
+        )
 
     def _mapping_has_key(
         self, node: cst.BaseExpression, scope: FunctionScope, depth: int = 0
@@ -208,12 +211,10 @@ class Knowledge:
         for arg in call.args:
             if arg.keyword is not None:
                 normalised = catalog.normalise_key_spelling(arg.keyword.value)
-                if normalised in catalog.KEY_KEYWORDS or arg.keyword.value in (
-                    self.settings.key_arguments
-                ):
+                if normalised in catalog.KEY_KEYWORDS or normalised in self.settings.key_arguments:
                     yield KeySink(arg.value, f"`{arg.keyword.value}` of `{label}`")
             for key, value in self._dict_entries(arg.value, event.scope):
-                if catalog.is_key_spelling(key):
+                if self._is_key_name(key):
                     yield KeySink(value, f"`{key}` header of `{label}`")
         if effect is not None and effect.key_position is not None:
             positional_key = argument(call, effect.key_position, None)

@@ -16,9 +16,9 @@ import tokenize
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Iterable, List, Optional, Tuple, Union
 
-from idemlint.discovery import discover
+from idemlint.discovery import Selection, discover
 from idemlint.findings import FileProblem, Finding
 from idemlint.settings import DEFAULT_SETTINGS, Settings
 
@@ -127,7 +127,7 @@ def _lint_text(text: str, path: str, settings: Settings, apply_noqa: bool) -> Li
             )
         )
     try:
-        reported = _analyse(module, settings, scan_bodies="enqueue" in text)
+        reported = _analyse(module, path, settings, scan_bodies="enqueue" in text)
         if not reported:
             return LintResult()
         findings = _locate(module, reported, path)
@@ -157,13 +157,15 @@ def _python_syntax_error(text: str, path: str) -> Optional[FileProblem]:
     return None
 
 
-def _analyse(module: "cst.Module", settings: Settings, scan_bodies: bool) -> List[_Reported]:
+def _analyse(
+    module: "cst.Module", path: str, settings: Settings, scan_bodies: bool
+) -> List[_Reported]:
     from idemlint.analysis import TraceBuilder
     from idemlint.effects import Knowledge
     from idemlint.rules import RULES, ModuleRule, TaskRule
     from idemlint.tasks import build_index, find_tasks
 
-    enabled = [rule for rule in RULES if settings.enabled(rule.code)]
+    enabled = [rule for rule in RULES if settings.enabled(rule.code, path)]
     task_rules = [rule for rule in enabled if isinstance(rule, TaskRule)]
     module_rules = [rule for rule in enabled if isinstance(rule, ModuleRule)]
     index = build_index(module, scan_bodies=scan_bodies)
@@ -246,12 +248,18 @@ def lint_file(path: str, settings: Settings = DEFAULT_SETTINGS) -> LintResult:
 def lint_paths(
     paths: Iterable[str],
     settings: Settings = DEFAULT_SETTINGS,
-    exclude: Sequence[str] = (),
+    *,
+    force_exclude: bool = False,
 ) -> LintResult:
     """Lint files and directories (recursively); results sorted by position."""
     findings: List[Finding] = []
     problems: List[FileProblem] = []
-    for item in discover(paths, exclude):
+    selection = Selection(
+        exclude=(settings.exclude or ()) + settings.extend_exclude,
+        default_skips=settings.exclude is None,
+        force_exclude=force_exclude,
+    )
+    for item in discover(paths, selection):
         if isinstance(item, FileProblem):
             problems.append(item)
             continue

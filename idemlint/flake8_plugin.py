@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import argparse
 import ast
+import sys
+from dataclasses import replace
 from typing import Any, Iterator, List, Sequence, Tuple, Type
 
 from idemlint import __version__
+from idemlint.config import ConfigError, find_config, load_settings
 from idemlint.engine import could_hold_tasks, lint_source
 from idemlint.settings import DEFAULT_SETTINGS, Settings
 
@@ -38,8 +41,20 @@ class IdemlintChecker:
 
     @classmethod
     def parse_options(cls, options: argparse.Namespace) -> None:
+        """Read ``[tool.idemlint]`` like the CLI; flake8's own options add to it.
+
+        A broken configuration stops the run with one line, as in the CLI,
+        rather than linting with half of it.
+        """
+        try:
+            configured = load_settings(find_config(["."]))
+        except ConfigError as error:
+            print(f"idemlint: {error}", file=sys.stderr)
+            raise SystemExit(2) from None
         extra: List[str] = list(getattr(options, "idemlint_task_decorators", []) or [])
-        cls.settings = Settings(task_decorators=tuple(extra))
+        cls.settings = replace(
+            configured, task_decorators=configured.task_decorators + tuple(extra)
+        )
 
     def run(self) -> Iterator[Tuple[int, int, str, Type["IdemlintChecker"]]]:
         source = "".join(self.lines)

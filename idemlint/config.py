@@ -1,0 +1,197 @@
+"""``[tool.idemlint]`` in ``pyproject.toml`` -> :class:`Settings`, validated.
+
+The table is found by walking up from the checked paths to the first
+``pyproject.toml`` that has one, or named with ``--config``.  Every key is
+checked before any analysis: an unknown key, a wrong type or an invalid code
+is a :class:`ConfigError` naming the key and the file, never a run with half
+a configuration.
+
+```toml
+[tool.idemlint]
+select = ["IDM"]                  # code prefixes to report
+ignore = ["IDM004"]               # code prefixes to skip
+extend-select = []                # added to select
+per-file-ignores = { "tests/*" = ["IDM"] }
+exclude = []                      # replaces the default skipped directories
+extend-exclude = ["migrations"]   # added to them
+task-decorators = ["instrumented_task", "myproject.tasks.retrying_task"]
+key-arguments = ["dedupe_token"]  # extra idempotency-key spellings
+
+[tool.idemlint.side-effects]
+keyable = ["myproject.billing.*.charge"]     # globs over resolved names
+non-keyable = ["myproject.notify.send_*"]
+```
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import replace
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
+
+from idemlint import catalog
+from idemlint.settings import DEFAULT_SETTINGS, Settings
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python < 3.11 only
+    import tomli as tomllib
+
+CODE_PREFIX = re.compile(r"IDM\d{0,3}\Z")
+
+
+class ConfigError(Exception):
+    """A configuration that cannot be used; the message names file and key."""
+
+
+def find_config(paths: Sequence[str]) -> Optional[str]:
+    """The nearest ``pyproject.toml`` with a ``[tool.idemlint]`` table."""
+    start = _common_directory(paths)
+    directory = start
+    while True:
+        candidate = os.path.join(directory, "pyproject.toml")
+        if os.path.isfile(candidate) and _has_table(candidate):
+            return candidate
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def _common_directory(paths: Sequence[str]) -> str:
+    absolute = [os.path.abspath(p) for p in paths] or [os.getcwd()]
+    directories = [p if os.path.isdir(p) else os.path.dirname(p) for p in absolute]
+    try:
+        return os.path.commonpath(directories)
+    except ValueError:  # different drives
+        return os.getcwd()
+
+
+def _has_table(path: str) -> bool:
+    try:
+        return "idemlint" in _read(path).get("tool", {})
+    except ConfigError:
+        return True  # report the broken file instead of skipping past it
+
+
+def _read(path: str) -> Dict[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read configuration: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+
+
+def load_settings(path: Optional[str], base: Settings = DEFAULT_SETTINGS) -> Settings:
+    """Settings from the ``[tool.idemlint]`` table of ``path`` (defaults if None)."""
+    if path is None:
+        return base
+    table = _read(path).get("tool", {}).get("idemlint")
+    if table is None:
+        raise ConfigError(f"{path}: no [tool.idemlint] table")
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.idemlint] must be a table")
+    return _settings_from_table(table, path, base)
+
+
+def _settings_from_table(table: Mapping[str, Any], path: str, base: Settings) -> Settings:
+    unknown = sorted(set(table) - set(_KEYS))
+    if unknown:
+        raise ConfigError(
+            f"{path}: unknown key '{unknown[0]}' in [tool.idemlint] "
+            f"(known: {', '.join(sorted(_KEYS))})"
+        )
+    values: Dict[str, Any] = {}
+    for key, value in table.items():
+        values[key] = _KEYS[key](value, f"{path}: '{key}' in [tool.idemlint]")
+    select = values.get("select", base.select) + values.get("extend-select", ())
+    return replace(
+        base,
+        select=select,
+        ignore=values.get("ignore", base.ignore),
+        per_file_ignores=values.get("per-file-ignores", base.per_file_ignores),
+        exclude=values.get("exclude", base.exclude),
+        extend_exclude=values.get("extend-exclude", base.extend_exclude),
+        task_decorators=values.get("task-decorators", base.task_decorators),
+        key_arguments=frozenset(
+            catalog.normalise_key_spelling(name) for name in values.get("key-arguments", ())
+        )
+        or base.key_arguments,
+        keyable_effects=base.keyable_effects + values.get("side-effects", {}).get("keyable", ()),
+        non_keyable_effects=base.non_keyable_effects
+        + values.get("side-effects", {}).get("non-keyable", ()),
+        root=os.path.dirname(os.path.abspath(path)),
+    )
+
+
+def _strings(value: Any, where: str) -> Tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where} must be a list of strings")
+    return tuple(value)
+
+
+def _codes(value: Any, where: str) -> Tuple[str, ...]:
+    codes = _strings(value, where)
+    for code in codes:
+        if not CODE_PREFIX.match(code):
+            raise ConfigError(f"{where}: '{code}' is not an idemlint code or prefix (IDM, IDM00, IDM002)")
+    return codes
+
+
+def _per_file_ignores(value: Any, where: str) -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where} must be a table of glob = [codes]")
+    return tuple((glob, _codes(codes, f"{where}, '{glob}'")) for glob, codes in value.items())
+
+
+def _side_effects(value: Any, where: str) -> Dict[str, Tuple[Any, ...]]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where} must be a table with 'keyable' and 'non-keyable' lists")
+    unknown = sorted(set(value) - {"keyable", "non-keyable"})
+    if unknown:
+        raise ConfigError(f"{where}: unknown key '{unknown[0]}' (known: keyable, non-keyable)")
+    effects: Dict[str, Tuple[Any, ...]] = {}
+    if "keyable" in value:
+        effects["keyable"] = tuple(
+            catalog.KeyableEffect(pattern, "configured", "repeats the side effect")
+            for pattern in _patterns(value["keyable"], f"{where}.keyable")
+        )
+    if "non-keyable" in value:
+        effects["non-keyable"] = tuple(
+            catalog.NonKeyableEffect(pattern, "configured side effect")
+            for pattern in _patterns(value["non-keyable"], f"{where}.non-keyable")
+        )
+    return effects
+
+
+def _patterns(value: Any, where: str) -> Tuple[str, ...]:
+    patterns = _strings(value, where)
+    for pattern in patterns:
+        if not pattern or pattern.count("{") != pattern.count("}"):
+            raise ConfigError(f"{where}: invalid pattern '{pattern}'")
+    return patterns
+
+
+def _key_arguments(value: Any, where: str) -> Tuple[str, ...]:
+    names = _strings(value, where)
+    for name in names:
+        if not name.isidentifier() and not re.fullmatch(r"[A-Za-z0-9_-]+", name):
+            raise ConfigError(f"{where}: '{name}' is not an argument or header name")
+    return names
+
+
+_KEYS: Dict[str, Callable[[Any, str], Any]] = {
+    "select": _codes,
+    "ignore": _codes,
+    "extend-select": _codes,
+    "per-file-ignores": _per_file_ignores,
+    "exclude": _strings,
+    "extend-exclude": _strings,
+    "task-decorators": _strings,
+    "key-arguments": _key_arguments,
+    "side-effects": _side_effects,
+}
