@@ -652,3 +652,128 @@ def matches_any(patterns: Sequence[str], name: Optional[str]) -> bool:
 @lru_cache(maxsize=None)
 def _compiled(pattern: str, ignore_case: bool) -> re.Pattern[str]:
     return glob_to_regex(pattern, ignore_case=ignore_case)
+
+
+# --------------------------------------------------------------------------
+# Lock expiry units and task time limits (IDM006)
+
+# Seconds per unit of each TTL keyword of LOCK_APIS. A TTL passed at an API's
+# ``ttl_position`` has the unit of its first ``ttl_keywords`` entry (redis
+# ``set(k, v, ex)``, ``cache.add(k, v, timeout)``). A ``timedelta`` is a
+# duration whatever the keyword (redis-py converts it for ``px`` too).
+LOCK_TTL_SECONDS_PER_UNIT = {"ex": 1.0, "px": 0.001, "timeout": 1.0, "expire": 1.0}
+
+# Expiries that are points in time (unix seconds / milliseconds), not durations.
+ABSOLUTE_LOCK_TTL_KEYWORDS = frozenset({"exat", "pxat"})
+
+# Keywords that keep a lock alive while its holder runs.
+LOCK_AUTO_RENEWAL_KEYWORDS = frozenset({"auto_renewal"})
+
+# Methods of a lock object that push its expiry back, and commands that reset
+# the TTL of a SET NX key.
+LOCK_RENEWAL_METHODS = frozenset({"extend", "reacquire", "renew"})
+KEY_EXPIRE_METHODS = frozenset({"expire", "pexpire"})
+
+# A task's own run-time limit, by framework: option (decorator/registration
+# keyword, or class attribute of a class-based Celery task) -> seconds per
+# unit. Worker-wide defaults (Celery's task_time_limit, Dramatiq's 10 minutes,
+# RQ's 180 s) are not the task's own and are not assumed.
+TASK_TIME_LIMITS = {
+    "celery": {"time_limit": 1.0, "soft_time_limit": 1.0},
+    "custom": {"time_limit": 1.0, "soft_time_limit": 1.0},
+    "dramatiq": {"time_limit": 0.001},
+    "rq": {"timeout": 1.0, "job_timeout": 1.0},
+    "arq": {"timeout": 1.0},
+    "taskiq": {"timeout": 1.0},
+}
+
+
+# --------------------------------------------------------------------------
+# Enqueueing a task (IDM008)
+
+
+@dataclass(frozen=True)
+class EnqueueCall:
+    """A call that runs a task again, and where it takes the task's arguments.
+
+    ``spread`` calls take the task's arguments as their own positional and
+    keyword arguments (``delay(a, b=1)``), after ``skip`` leading positional
+    ones (RQ's function, arq's function name) and except ``options``.  The
+    others take them as ``args=`` / ``kwargs=`` (or at ``args_position`` /
+    ``kwargs_position``).  ``function_position`` is set when the task is
+    named by an argument (``queue.enqueue(f, ...)``) instead of the receiver.
+    ``option_prefix`` marks keyword options by a prefix (arq's ``_defer_by``).
+    """
+
+    method: str
+    spread: bool
+    args_position: Optional[int] = None
+    kwargs_position: Optional[int] = None
+    function_position: Optional[int] = None
+    function_keyword: Optional[str] = None
+    options: FrozenSet[str] = frozenset()
+    option_prefix: Optional[str] = None
+    by_name: bool = False
+
+
+_RQ_ENQUEUE_OPTIONS = frozenset(
+    {
+        "timeout", "job_timeout", "result_ttl", "ttl", "failure_ttl", "description",
+        "depends_on", "job_id", "at_front", "meta", "retry", "on_success",
+        "on_failure", "on_stopped", "pipeline", "group_id", "queue", "connection",
+    }
+)
+
+# Calls on the task itself (``charge.delay``, ``self.retry``, ``actor.send``).
+TASK_ENQUEUE_CALLS: Tuple[EnqueueCall, ...] = (
+    EnqueueCall("retry", spread=False, args_position=0, kwargs_position=1),
+    EnqueueCall("apply_async", spread=False, args_position=0, kwargs_position=1),
+    EnqueueCall("delay", spread=True),
+    EnqueueCall("send", spread=True),
+    EnqueueCall("send_with_options", spread=False),
+    EnqueueCall("kiq", spread=True),
+    EnqueueCall("schedule", spread=False, args_position=0, kwargs_position=1),
+)
+
+# RQ's delay() takes job options next to the function's keyword arguments.
+TASK_ENQUEUE_OPTIONS = {"rq": _RQ_ENQUEUE_OPTIONS}
+
+# Calls that name the task in an argument (RQ queues, arq's pool).
+QUEUE_ENQUEUE_CALLS: Tuple[EnqueueCall, ...] = (
+    EnqueueCall("enqueue", spread=True, function_position=0, function_keyword="f",
+                options=_RQ_ENQUEUE_OPTIONS),
+    EnqueueCall("enqueue_call", spread=False, function_position=0,
+                function_keyword="func", args_position=1, kwargs_position=2,
+                options=_RQ_ENQUEUE_OPTIONS),
+    EnqueueCall("enqueue_in", spread=True, function_position=1, options=_RQ_ENQUEUE_OPTIONS),
+    EnqueueCall("enqueue_at", spread=True, function_position=1, options=_RQ_ENQUEUE_OPTIONS),
+    EnqueueCall("enqueue_job", spread=True, function_position=0, function_keyword="function",
+                option_prefix="_", by_name=True),
+)
+
+# Frameworks where calling the task function itself enqueues it.
+CALL_ENQUEUES = frozenset({"huey"})
+
+# Frameworks whose task functions receive a context first, not an argument.
+CONTEXT_FIRST_FRAMEWORKS = frozenset({"arq"})
+
+# Conversions that keep a task argument's value (``int(order_id)``).
+VALUE_PRESERVING_CALLS = frozenset(
+    {"int", "str", "float", "tuple", "list", "dict", "uuid.UUID", "decimal.Decimal"}
+)
+
+
+# Django's async cache API (4.0+): ``await cache.aadd(key, value, timeout)``
+# takes the same lock as ``cache.add`` (appended for IDM005/IDM012).
+LOCK_APIS = LOCK_APIS + (
+    LockApi(
+        "*.aadd",
+        "cache.aadd lock",
+        key_position=0,
+        key_keyword="key",
+        ttl_keywords=("timeout",),
+        ttl_position=2,
+        min_positional=2,
+        default_expires=True,
+    ),
+)

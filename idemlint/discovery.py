@@ -128,12 +128,15 @@ def _skipped_directory(parent: str, name: str, selection: Selection) -> bool:
 
 
 def _excluded(path: str, selection: Selection) -> bool:
-    name = os.path.basename(os.path.normpath(path))
-    normalised = os.path.normpath(path)
-    return any(
-        fnmatch.fnmatch(name, pattern)
-        or fnmatch.fnmatch(normalised, pattern)
-        or fnmatch.fnmatch(normalised, f"*/{pattern.strip('/')}")
-        or fnmatch.fnmatch(normalised, f"*/{pattern.strip('/')}/*")
-        for pattern in selection.exclude
-    )
+    """A glob without ``/`` matches a file or directory name; one with ``/``
+    matches the path or any trailing part of it (``app/migrations``)."""
+    parts = os.path.normpath(path).split(os.sep)
+    for pattern in selection.exclude:
+        pattern = pattern.strip("/")
+        if "/" not in pattern:
+            if fnmatch.fnmatch(parts[-1], pattern):
+                return True
+            continue
+        if any(fnmatch.fnmatch("/".join(parts[i:]), pattern) for i in range(len(parts))):
+            return True
+    return False

@@ -27,9 +27,11 @@ def render_review(result: LintResult) -> str:
 
 def _comment(finding: Finding) -> str:
     rule = RULES_BY_CODE[finding.code]
+    # Configuration findings (IDM009) belong to no task.
+    where = f"in task `{finding.task}`" if finding.task else "(configuration)"
     lines = [
         f"{finding.path}:{finding.line}:{finding.column}: {finding.code} "
-        f"[{finding.rule}] in task `{finding.task}`",
+        f"[{finding.rule}] {where}",
         *_quote(finding),
         "",
         *_wrap(finding.message),

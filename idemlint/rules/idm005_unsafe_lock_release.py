@@ -1,0 +1,374 @@
+"""IDM005 unsafe-lock-release."""
+
+from __future__ import annotations
+
+import re
+from typing import Dict, Iterator, List, Optional, Set, Tuple
+
+import libcst as cst
+
+from idemlint import catalog
+from idemlint.analysis import Event, FunctionScope, Trace, call_label
+from idemlint.effects import Knowledge, argument, stores_lock_token
+from idemlint.rules.base import TaskRule, Violation, where
+
+# Commands that remove a key whatever it holds.
+_DELETE_METHODS = frozenset(
+    {"delete", "adelete", "unlink", "getdel", "delete_many", "adelete_many"}
+)
+# python-redis-lock's "forcibly deletes the lock" calls.
+_FORCED_RESETS: Tuple[str, ...] = ("redis_lock.Lock().reset", "redis_lock.reset_all")
+# Receivers whose ``delete``/``unlink`` is a file or an HTTP request, not a key.
+_NOT_KEY_STORES = frozenset(
+    {"os", "pathlib", "shutil", "tempfile", "requests", "httpx", "aiohttp", "urllib3", "boto3"}
+)
+# Keywords a key-value delete accepts (Django's cache ``version``); any other
+# keyword (``timeout=``, ``headers=``) means an HTTP or ORM call.
+_DELETE_KEYWORDS = frozenset({"version"})
+_LOCK_WORDS = frozenset({"lock", "locks", "mutex"})
+# A delete under ``if time.monotonic() < deadline:`` runs only while the lock
+# cannot have expired (Celery's "one task at a time" cookbook recipe).
+_CLOCKS: Tuple[str, ...] = (
+    "time.{monotonic,monotonic_ns,time,time_ns,perf_counter,perf_counter_ns}",
+)
+_LOOKUPS = frozenset({"get", "aget", "hget"})
+_ALNUM = re.compile(r"[A-Za-z0-9]")
+
+Origin = Tuple[str, str]
+
+
+class UnsafeLockRelease(TaskRule):
+    code = "IDM005"
+    name = "unsafe-lock-release"
+    summary = "A lock key is deleted without an atomic ownership check"
+    what = (
+        "Finds `delete`/`unlink`/`getdel` (redis, redis.asyncio, pipelines) and "
+        "`cache.delete`/`delete_many`/`adelete` calls in a task that remove a "
+        "lock key: a key the same task (or a helper it calls) locks with "
+        "`set(..., nx=True)`, `setnx`, `cache.add` or `redis.lock(name)`, matched "
+        "by variable or by literal/f-string text, or a key whose text or "
+        "variable name says lock. A `get()` comparison with the token before "
+        "the delete does not make it safe. python-redis-lock's `reset()` is "
+        "reported too. Releases through a Lua compare-and-delete "
+        "(`eval`/`evalsha`/`register_script`), redis-py `Lock.release()` or the "
+        "end of a `with redis.lock(...)` block are not reported."
+    )
+    why = (
+        "A lock with a TTL can expire while its holder still runs (a slow API, "
+        "a GC pause, a redelivered duplicate running in parallel). Another "
+        "worker then takes the lock. When the first worker finishes and deletes "
+        "the key, it deletes the other worker's lock, and a third worker "
+        "acquires it and runs the same work concurrently with the second. "
+        "`if r.get(key) == token: r.delete(key)` has the same hole: the lock "
+        "can change hands between the two commands."
+    )
+    fix = (
+        "Store a per-holder token as the lock's value and release with one "
+        "atomic compare-and-delete: a Lua script (`register_script`/`eval`) "
+        "that deletes the key only if it still holds your token, or redis-py's "
+        "`Lock` (`with r.lock(key, timeout=ttl):` or `lock.release()`), which "
+        "does exactly that."
+    )
+    example = '''\
+@shared_task
+def rebuild_report(report_id):
+    lock_key = f"lock:report:{report_id}"
+    token = uuid.uuid4().hex
+    if not redis_client.set(lock_key, token, nx=True, ex=300):
+        return
+    try:
+        build_report(report_id)
+    finally:
+        if redis_client.get(lock_key) == token.encode():
+            redis_client.delete(lock_key)
+'''
+    use_instead = '''\
+RELEASE = redis_client.register_script("""
+if redis.call("get", KEYS[1]) == ARGV[1] then
+    return redis.call("del", KEYS[1])
+end
+return 0
+""")
+
+@shared_task
+def rebuild_report(report_id):
+    lock_key = f"lock:report:{report_id}"
+    token = uuid.uuid4().hex
+    if not redis_client.set(lock_key, token, nx=True, ex=300):
+        return
+    try:
+        build_report(report_id)
+    finally:
+        RELEASE(keys=[lock_key], args=[token])
+'''
+    limits = (
+        "A key counts as a lock key only when this task locks the same variable "
+        "or text, or when its text or name says lock; a lock taken in another "
+        "module and released here under a neutral name is not seen. A "
+        "compare-and-delete under `WATCH`/`MULTI` on the same pipeline, and a "
+        "delete guarded by a `time.monotonic()` deadline check, are accepted. "
+        "Lua scripts are not read: an unconditional `DEL` inside `eval` is not "
+        "reported. A set-if-absent that stores data (a cache fill) does not make "
+        "its key a lock key. Deletes of files (`os.unlink`) and HTTP `DELETE`s "
+        "are not key deletes."
+    )
+
+    def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
+        keys = _KeyOrigins(trace, knowledge)
+        locked: Set[Origin] = set()
+        for event in trace.calls():
+            api = knowledge.lock_api(event)
+            if api is None or not isinstance(event.node, cst.Call):
+                continue
+            if not stores_lock_token(event, knowledge):
+                continue
+            key = argument(event.node, api.key_position, api.key_keyword)
+            if key is not None:
+                locked |= keys.origins(key, event.scope)
+        checks = {id(e.node): e for e in trace.events if e.kind == "check"}
+        watched = [e for e in trace.calls() if _method(e.node) in ("watch", "awatch")]
+        for event in trace.calls():
+            call = event.node
+            if not isinstance(call, cst.Call):
+                continue
+            if catalog.matches_any(_FORCED_RESETS, event.callee):
+                yield Violation(
+                    call,
+                    f"`{call_label(call)}` in {where(event, trace.task.name)} force-deletes "
+                    "the lock whoever holds it; if another worker holds it now, a third "
+                    "worker can take it and run the same work concurrently",
+                )
+                continue
+            if not _is_key_delete(event, knowledge):
+                continue
+            if _guarded_by_clock(event, checks) or _watched(event, watched):
+                continue
+            for key in _deleted_keys(call):
+                origins = keys.origins(key, event.scope)
+                if _looks_like_url(origins):
+                    continue
+                if origins & locked:
+                    how = "locked earlier in this task"
+                elif _says_lock(origins):
+                    how = "its name or text says lock"
+                else:
+                    continue
+                note = ""
+                if _compared_first(event, checks):
+                    note = (
+                        " (the `get()` comparison before it is a separate command, "
+                        "so the lock can change hands in between)"
+                    )
+                yield Violation(
+                    call,
+                    f"`{call_label(call)}` in {where(event, trace.task.name)} deletes "
+                    f"the lock key `{_short(key)}` ({how}) without an atomic ownership "
+                    f"check{note}; if the TTL expired and another worker took the lock, "
+                    "this deletes that worker's lock and a third worker runs the same "
+                    "work concurrently",
+                )
+                break
+
+
+class _KeyOrigins:
+    """Where a key expression comes from: variables, texts, constants.
+
+    Two keys are the same lock key when they share an origin: the same
+    variable (followed through assignments and helper parameters), the same
+    module constant, the same literal or f-string text (``f"lock:{x}"`` is
+    ``lock:{}``), or the same attribute spelling.
+    """
+
+    def __init__(self, trace: Trace, knowledge: Knowledge) -> None:
+        self.constants = knowledge.constants
+        self.values: Dict[Tuple[int, str], List[Tuple[cst.BaseExpression, FunctionScope]]] = {}
+        for event in trace.events:
+            if event.kind not in ("assign", "bind") or event.value is None:
+                continue
+            scope = event.value_scope if event.kind == "bind" else event.scope
+            for target in event.targets:
+                if isinstance(target, cst.Name):
+                    self.values.setdefault((id(event.scope), target.value), []).append(
+                        (event.value, scope or event.scope)
+                    )
+
+    def origins(
+        self, node: cst.BaseExpression, scope: FunctionScope, depth: int = 0
+    ) -> Set[Origin]:
+        found: Set[Origin] = set()
+        if depth > 8:
+            return found
+        node = _unwrap(node)
+        if isinstance(node, cst.Name):
+            found.add(("var", f"{id(scope)}:{node.value}"))
+            values = self.values.get((id(scope), node.value))
+            if values:
+                for value, value_scope in values:
+                    if value is not node:
+                        found |= self.origins(value, value_scope, depth + 1)
+            elif node.value not in scope.parameters and node.value in self.constants:
+                found.add(("const", node.value))
+                found |= self.origins(self.constants[node.value], scope, depth + 1)
+        elif isinstance(node, (cst.Attribute, cst.Subscript)):
+            found.add(("expr", _source(node)))
+        text = _text(node)
+        if text is not None and _ALNUM.search(text.replace("{}", "")):
+            found.add(("text", text))
+        return found
+
+
+def _unwrap(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``str(key)``, ``key.encode()``, ``await key`` are the key itself."""
+    for _ in range(4):
+        if isinstance(node, cst.Await):
+            node = node.expression
+        elif (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Name)
+            and node.func.value in ("str", "bytes")
+            and len(node.args) >= 1
+        ):
+            node = node.args[0].value
+        elif (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "encode"
+        ):
+            node = node.func.value
+        else:
+            break
+    return node
+
+
+def _text(node: cst.BaseExpression) -> Optional[str]:
+    """A key's literal text with ``{}`` for computed parts, when it has any."""
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    if isinstance(node, cst.FormattedString):
+        return "".join(
+            part.value if isinstance(part, cst.FormattedStringText) else "{}"
+            for part in node.parts
+        )
+    if isinstance(node, cst.ConcatenatedString):
+        left, right = _text(node.left), _text(node.right)
+        return None if left is None or right is None else left + right
+    if isinstance(node, cst.BinaryOperation):
+        if isinstance(node.operator, cst.Add):
+            left, right = _text(node.left), _text(node.right)
+            if left is None and right is None:
+                return None
+            return (left if left is not None else "{}") + (right if right is not None else "{}")
+        if isinstance(node.operator, cst.Modulo):
+            return _text(node.left)
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        if node.func.attr.value == "format":
+            return _text(node.func.value)
+    return None
+
+
+def _says_lock(origins: Set[Origin]) -> bool:
+    for _, value in origins:
+        if not catalog.words(value).isdisjoint(_LOCK_WORDS):
+            return True
+    return False
+
+
+def _looks_like_url(origins: Set[Origin]) -> bool:
+    return any(
+        kind == "text" and ("://" in value or value.startswith(("/", "{}/")))
+        for kind, value in origins
+    )
+
+
+def _is_key_delete(event: Event, knowledge: Knowledge) -> bool:
+    call = event.node
+    if not isinstance(call, cst.Call) or _method(call) not in _DELETE_METHODS:
+        return False
+    callee = event.callee or ""
+    if callee.split(".")[0] in _NOT_KEY_STORES:
+        return False
+    if knowledge.keyable_effect(event) is not None:
+        return False
+    return all(
+        arg.keyword is None or arg.keyword.value in _DELETE_KEYWORDS for arg in call.args
+    )
+
+
+def _deleted_keys(call: cst.Call) -> Iterator[cst.BaseExpression]:
+    many = _method(call) in ("delete_many", "adelete_many")
+    for arg in call.args:
+        if arg.keyword is not None or arg.star:
+            continue
+        if many and isinstance(arg.value, (cst.List, cst.Tuple, cst.Set)):
+            for element in arg.value.elements:
+                if not isinstance(element, cst.StarredElement):
+                    yield element.value
+        elif not many:
+            yield arg.value
+
+
+def _enclosing_checks(event: Event, checks: Dict[int, Event]) -> Iterator[Event]:
+    """The ``if`` statements whose body holds ``event``."""
+    for step in event.path:
+        if step.kind == "If" and step.branch == "body" and step.container in checks:
+            yield checks[step.container]
+
+
+def _guarded_by_clock(event: Event, checks: Dict[int, Event]) -> bool:
+    for check in _enclosing_checks(event, checks):
+        for node in _nodes(check.value):
+            if isinstance(node, cst.Call) and catalog.matches_any(
+                _CLOCKS, check.scope.resolver.resolve(node.func)
+            ):
+                return True
+    return False
+
+
+def _compared_first(event: Event, checks: Dict[int, Event]) -> bool:
+    for check in _enclosing_checks(event, checks):
+        for node in _nodes(check.value):
+            if isinstance(node, cst.Call) and _method(node) in _LOOKUPS:
+                return True
+    return False
+
+
+def _watched(event: Event, watched: List[Event]) -> bool:
+    """``pipe.watch(key)`` ... ``pipe.multi(); pipe.delete(key)``: optimistic CAS."""
+    receiver = _receiver(event.node)
+    return receiver is not None and any(
+        w.seq < event.seq and w.scope is event.scope and _receiver(w.node) == receiver
+        for w in watched
+    )
+
+
+def _receiver(node: cst.CSTNode) -> Optional[str]:
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        return _source(node.func.value)
+    return None
+
+
+def _method(node: cst.CSTNode) -> Optional[str]:
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        return node.func.attr.value
+    return None
+
+
+def _nodes(node: Optional[cst.CSTNode]) -> Iterator[cst.CSTNode]:
+    if node is None or isinstance(node, cst.Lambda):
+        return
+    yield node
+    for child in node.children:
+        yield from _nodes(child)
+
+
+_EMPTY = cst.Module(body=[])
+
+
+def _source(node: cst.CSTNode) -> str:
+    return _EMPTY.code_for_node(node)
+
+
+def _short(node: cst.BaseExpression) -> str:
+    text = " ".join(_source(node).split())
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,411 @@
+"""IDM006 lock-ttl-below-time-limit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Iterator, List, Optional, Tuple
+
+import libcst as cst
+
+from idemlint import catalog
+from idemlint.analysis import Event, FunctionScope, Trace, call_label
+from idemlint.effects import Knowledge, argument
+from idemlint.names import Resolver
+from idemlint.rules.base import TaskRule, Violation, where
+from idemlint.tasks import Task
+
+_MAX_DEPTH = 12
+
+
+class LockTtlBelowTimeLimit(TaskRule):
+    code = "IDM006"
+    name = "lock-ttl-below-time-limit"
+    summary = "A lock's expiry is shorter than the task's own time limit"
+    what = (
+        "Compares the expiry of a distributed lock taken in a task (redis "
+        "`set(..., nx=True, ex=/px=)`, `redis.lock(name, timeout=)`, "
+        "`redis_lock.Lock(..., expire=)`, Django `cache.add(k, v, timeout)`) with "
+        "the task's own explicit run-time limit: Celery `time_limit` / "
+        "`soft_time_limit` (seconds, the larger of the two; decorator, "
+        "`app.task(func, ...)` registration or class attribute of a `Task` "
+        "subclass), Dramatiq `time_limit` (milliseconds), RQ `@job(timeout=)`, "
+        "arq `func(..., timeout=)` and taskiq `timeout` (seconds). The TTL must be "
+        "statically known: a literal, a module constant, a local or helper "
+        "parameter with one visible value, a class attribute, simple arithmetic "
+        "or a `timedelta`. Locks renewed while held (`auto_renewal=True`, "
+        "`lock.extend()`/`reacquire()`, an `expire` of the same key) are not "
+        "reported."
+    )
+    why = (
+        "A lock exists so that a second delivery of the same work waits or "
+        "gives up while the first one runs. A task is allowed to run until its "
+        "time limit; a lock that expires earlier is gone while the task is still "
+        "legitimately working. A redelivery (expired visibility timeout, a retry, "
+        "a manual replay) then takes the free lock and both executions run the "
+        "side effects at the same time, exactly what the lock was meant to "
+        "prevent. The owner's final release may even delete the second worker's lock."
+    )
+    fix = (
+        "Give the lock a TTL comfortably above the task's hard time limit, "
+        "derived from it so the two cannot drift apart, or renew it while the "
+        "work runs (`redis_lock.Lock(..., auto_renewal=True)`, `lock.extend()`)."
+    )
+    example = '''\
+@shared_task(time_limit=600)
+def rebuild_report(report_id):
+    if not redis_client.set(f"lock:report:{report_id}", token, nx=True, ex=60):
+        return
+    build_report(report_id)
+'''
+    use_instead = '''\
+REPORT_TIME_LIMIT = 600
+
+@shared_task(time_limit=REPORT_TIME_LIMIT)
+def rebuild_report(report_id):
+    lock_ttl = REPORT_TIME_LIMIT + 60
+    if not redis_client.set(f"lock:report:{report_id}", token, nx=True, ex=lock_ttl):
+        return
+    build_report(report_id)
+'''
+    limits = (
+        "Only the task's own limit is used: worker-wide defaults (Celery's "
+        "`task_time_limit`, Dramatiq's 10 minutes, RQ's 180 s), per-call limits "
+        "(`apply_async(time_limit=)`, `enqueue(job_timeout=)`) and limits "
+        "inherited from a `base=` class are not assumed. A TTL read from "
+        "settings, computed by a call or passed through `**kwargs` is unknown "
+        "and not reported. A lock held only around a short part of a long task "
+        "is still compared with the whole task's limit."
+    )
+
+    def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
+        task_scope = next((e.scope for e in trace.events if e.scope.is_task), None)
+        if task_scope is None:
+            return
+        values = _Values(trace, knowledge.constants)
+        limit = _time_limit(trace.task, values, task_scope.resolver)
+        if limit is None:
+            return
+        calls = list(trace.calls())
+        for event in calls:
+            api = knowledge.lock_api(event)
+            call = event.node
+            if api is None or api.never_expires or not isinstance(call, cst.Call):
+                continue
+            ttl = _ttl_argument(call, api)
+            if ttl is None or _renewed(event, call, api, calls):
+                continue
+            expression, keyword = ttl
+            duration = values.evaluate(expression, event.scope, event.scope.resolver)
+            if duration is None:
+                continue
+            unit = 1.0 if duration.timedelta else catalog.LOCK_TTL_SECONDS_PER_UNIT.get(keyword)
+            if unit is None:
+                continue
+            seconds = duration.value * unit
+            if seconds <= 0 or seconds >= limit.seconds:
+                continue
+            yield Violation(
+                call,
+                f"`{call_label(call)}` in {where(event, trace.task.name)} takes a lock "
+                f"that expires after {_seconds(seconds)} (`{keyword}={_code(expression)}`), "
+                f"shorter than {limit.describe()}; the lock can expire while the task "
+                "still runs, and a redelivery then takes it and both executions run at once",
+            )
+
+
+@dataclass(frozen=True)
+class _Number:
+    """A statically known number; ``timedelta`` when it is a duration in seconds."""
+
+    value: float
+    timedelta: bool = False
+
+
+@dataclass(frozen=True)
+class _Limit:
+    seconds: float
+    option: str
+    raw: float
+    unit: float
+    source: str
+
+    def describe(self) -> str:
+        amount = _seconds(self.seconds)
+        if self.unit == 0.001:
+            amount = f"{_format(self.raw)} ms ({amount})"
+        if self.source == "class attribute":
+            return f"the `{self.option}` of {amount} set on its class"
+        return f"the task's own `{self.option}` of {amount}"
+
+
+def _seconds(value: float) -> str:
+    return f"{_format(value)} s"
+
+
+def _format(value: float) -> str:
+    if value == int(value):
+        return str(int(value))
+    return f"{value:.3f}".rstrip("0").rstrip(".")
+
+
+_EMPTY = cst.Module([])
+
+
+def _code(node: cst.CSTNode) -> str:
+    text = " ".join(_EMPTY.code_for_node(node).split())
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _time_limit(task: Task, values: "_Values", resolver: Resolver) -> Optional[_Limit]:
+    """The larger of the task's own explicit run-time limits, in seconds."""
+    units = catalog.TASK_TIME_LIMITS.get(task.framework)
+    if not units:
+        return None
+    found: List[Tuple[cst.BaseExpression, str, str]] = []
+    if task.owner is not None:
+        for option, value in _class_attributes(task.owner).items():
+            if option in units:
+                found.append((value, option, "class attribute"))
+    for option, value in task.options.items():
+        if option in units:
+            found.append((value, option, "option"))
+    best: Optional[_Limit] = None
+    for expression, option, source in found:
+        number = values.evaluate(expression, None, resolver)
+        if number is None:
+            continue
+        unit = 1.0 if number.timedelta else units[option]
+        seconds = number.value * unit
+        if seconds > 0 and (best is None or seconds > best.seconds):
+            best = _Limit(seconds, option, number.value, unit, source)
+    return best
+
+
+def _class_attributes(owner: cst.ClassDef) -> Dict[str, cst.BaseExpression]:
+    found: Dict[str, cst.BaseExpression] = {}
+    for statement in owner.body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Assign):
+                for target in small.targets:
+                    if isinstance(target.target, cst.Name):
+                        found[target.target.value] = small.value
+            elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                if isinstance(small.target, cst.Name):
+                    found[small.target.value] = small.value
+    return found
+
+
+def _ttl_argument(
+    call: cst.Call, api: catalog.LockApi
+) -> Optional[Tuple[cst.BaseExpression, str]]:
+    """The expiry expression and the keyword that gives its unit."""
+    if any(a.star for a in call.args):
+        return None
+    for arg in call.args:
+        if arg.keyword is None:
+            continue
+        name = arg.keyword.value
+        if name in catalog.ABSOLUTE_LOCK_TTL_KEYWORDS:
+            return None
+        if name in api.ttl_keywords:
+            return None if _is_none(arg.value) else (arg.value, name)
+    if api.ttl_position is None or not api.ttl_keywords:
+        return None
+    value = argument(call, api.ttl_position, None)
+    if value is None or _is_none(value):
+        return None
+    return value, api.ttl_keywords[0]
+
+
+def _renewed(event: Event, call: cst.Call, api: catalog.LockApi, calls: List[Event]) -> bool:
+    """Whether the lock is kept alive while held: auto-renewal, extend, expire."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in catalog.LOCK_AUTO_RENEWAL_KEYWORDS:
+            if not (isinstance(arg.value, cst.Name) and arg.value.value in ("False", "None")):
+                return True
+    renewals = {f"{event.callee}().{method}" for method in catalog.LOCK_RENEWAL_METHODS}
+    key = argument(call, api.key_position, api.key_keyword)
+    for other in calls:
+        if other.seq <= event.seq or not isinstance(other.node, cst.Call):
+            continue
+        if other.callee in renewals:
+            return True
+        func = other.node.func
+        if (
+            key is not None
+            and isinstance(func, cst.Attribute)
+            and func.attr.value in catalog.KEY_EXPIRE_METHODS
+            and other.node.args
+            and other.node.args[0].value.deep_equals(key)
+        ):
+            return True
+    return False
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+class _Values:
+    """Numbers we can see: literals, constants, one-value locals and parameters."""
+
+    def __init__(self, trace: Trace, constants: Dict[str, cst.BaseExpression]) -> None:
+        self.constants = constants
+        self.assigned: Dict[
+            Tuple[int, str], List[Optional[Tuple[cst.BaseExpression, FunctionScope]]]
+        ] = {}
+        for event in trace.events:
+            if event.kind not in ("assign", "bind") or event.value is None:
+                continue
+            for target in event.targets:
+                if not isinstance(target, cst.Name):
+                    continue
+                values = self.assigned.setdefault((id(event.scope), target.value), [])
+                if isinstance(event.node, cst.AugAssign):
+                    values.append(None)
+                else:
+                    values.append((event.value, event.value_scope or event.scope))
+
+    def evaluate(
+        self,
+        node: cst.BaseExpression,
+        scope: Optional[FunctionScope],
+        resolver: Resolver,
+        depth: int = 0,
+    ) -> Optional[_Number]:
+        if depth > _MAX_DEPTH:
+            return None
+        if isinstance(node, (cst.Integer, cst.Float)):
+            return _Number(float(node.evaluated_value))
+        if isinstance(node, cst.Name):
+            return self._name(node.value, scope, resolver, depth)
+        if isinstance(node, cst.Attribute):
+            return self._attribute(node, scope, resolver, depth)
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            inner = self.evaluate(node.expression, scope, resolver, depth + 1)
+            return _Number(-inner.value, inner.timedelta) if inner is not None else None
+        if isinstance(node, cst.BinaryOperation):
+            return self._arithmetic(node, scope, resolver, depth)
+        if isinstance(node, cst.Call):
+            return self._call(node, scope, resolver, depth)
+        return None
+
+    def _name(
+        self, name: str, scope: Optional[FunctionScope], resolver: Resolver, depth: int
+    ) -> Optional[_Number]:
+        if scope is not None:
+            values = self.assigned.get((id(scope), name))
+            if values is not None:
+                if len(values) != 1 or values[0] is None:
+                    return None
+                value, value_scope = values[0]
+                return self.evaluate(value, value_scope, resolver, depth + 1)
+            if name in scope.parameters:
+                if scope.is_task:
+                    return None
+                default = _default(scope.function, name)
+                return self.evaluate(default, None, resolver, depth + 1) if default else None
+        constant = self.constants.get(name)
+        if constant is None:
+            return None
+        return self.evaluate(constant, None, resolver, depth + 1)
+
+    def _attribute(
+        self, node: cst.Attribute, scope: Optional[FunctionScope], resolver: Resolver, depth: int
+    ) -> Optional[_Number]:
+        """``self.lock_ttl`` read from the class-based task's class body."""
+        if scope is None or scope.owner is None:
+            return None
+        if not (isinstance(node.value, cst.Name) and node.value.value in ("self", "cls")):
+            return None
+        value = _class_attributes(scope.owner).get(node.attr.value)
+        return self.evaluate(value, None, resolver, depth + 1) if value is not None else None
+
+    def _arithmetic(
+        self,
+        node: cst.BinaryOperation,
+        scope: Optional[FunctionScope],
+        resolver: Resolver,
+        depth: int,
+    ) -> Optional[_Number]:
+        left = self.evaluate(node.left, scope, resolver, depth + 1)
+        right = self.evaluate(node.right, scope, resolver, depth + 1)
+        if left is None or right is None:
+            return None
+        operator = node.operator
+        if isinstance(operator, (cst.Add, cst.Subtract)):
+            if left.timedelta != right.timedelta:
+                return None
+            sign = 1.0 if isinstance(operator, cst.Add) else -1.0
+            return _Number(left.value + sign * right.value, left.timedelta)
+        if isinstance(operator, cst.Multiply):
+            if left.timedelta and right.timedelta:
+                return None
+            return _Number(left.value * right.value, left.timedelta or right.timedelta)
+        if isinstance(operator, (cst.Divide, cst.FloorDivide)) and right.value:
+            quotient = left.value / right.value
+            if isinstance(operator, cst.FloorDivide):
+                quotient = float(int(quotient // 1))
+            if right.timedelta:
+                return _Number(quotient) if left.timedelta else None
+            return _Number(quotient, left.timedelta)
+        return None
+
+    def _call(
+        self, node: cst.Call, scope: Optional[FunctionScope], resolver: Resolver, depth: int
+    ) -> Optional[_Number]:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "total_seconds" and not node.args:
+            inner = self.evaluate(func.value, scope, resolver, depth + 1)
+            return _Number(inner.value) if inner is not None and inner.timedelta else None
+        callee = (scope.resolver if scope is not None else resolver).resolve(func)
+        if callee in ("datetime.timedelta", "timedelta"):
+            return self._timedelta(node, scope, resolver, depth)
+        if callee in ("int", "float", "round") and len(node.args) == 1:
+            inner = self.evaluate(node.args[0].value, scope, resolver, depth + 1)
+            return _Number(inner.value) if inner is not None and not inner.timedelta else None
+        return None
+
+    def _timedelta(
+        self, node: cst.Call, scope: Optional[FunctionScope], resolver: Resolver, depth: int
+    ) -> Optional[_Number]:
+        total = 0.0
+        for position, arg in enumerate(node.args):
+            if arg.star:
+                return None
+            if arg.keyword is not None:
+                unit = arg.keyword.value
+            elif position < len(_TIMEDELTA_POSITIONS):
+                unit = _TIMEDELTA_POSITIONS[position]
+            else:
+                return None
+            seconds_per_unit = _TIMEDELTA_UNITS.get(unit)
+            value = self.evaluate(arg.value, scope, resolver, depth + 1)
+            if seconds_per_unit is None or value is None or value.timedelta:
+                return None
+            total += value.value * seconds_per_unit
+        return _Number(total, timedelta=True)
+
+
+_TIMEDELTA_POSITIONS = (
+    "days", "seconds", "microseconds", "milliseconds", "minutes", "hours", "weeks"
+)
+_TIMEDELTA_UNITS = {
+    "weeks": 604800.0,
+    "days": 86400.0,
+    "hours": 3600.0,
+    "minutes": 60.0,
+    "seconds": 1.0,
+    "milliseconds": 0.001,
+    "microseconds": 0.000001,
+}
+
+
+def _default(function: cst.FunctionDef, name: str) -> Optional[cst.BaseExpression]:
+    params = function.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param.name.value == name:
+            return param.default
+    return None

@@ -1,0 +1,521 @@
+"""IDM009 acks-late-without-reject-on-worker-lost.
+
+The one rule that reads configuration rather than task bodies.  Celery acks a
+message after the task returns when ``acks_late`` is on, but a worker process
+that dies (OOM killer, SIGKILL after a hard time limit, a deploy) is a
+``WorkerLostError``, and Celery acks *that* too unless
+``reject_on_worker_lost`` is also on.  Late acks alone therefore do not give
+redelivery on the very failure they are usually enabled for.
+
+Settings are grouped into *places*; an ``acks_late`` setting is fine when its
+place (or a place it inherits from) turns ``reject_on_worker_lost`` on:
+
+- the app-wide configuration of a module: module-level assignments
+  (``celeryconfig.py``, Django ``CELERY_TASK_...``, old ``CELERY_...``),
+  ``app.conf.x = ...``, ``app.conf["x"] = ...``, ``app.conf.update(...)``
+  and ``Celery(...)`` keyword arguments, including inside module-level
+  ``if``/``try``/``with`` blocks.  A function body (an app factory) is a place
+  of its own that inherits from its module.  Nothing is inherited from other
+  modules: ``config_from_object`` and star imports are not followed.
+- a class body: a Celery ``Task`` subclass (``acks_late = True``) or a
+  configuration class (``task_acks_late = True``); it inherits from its base
+  classes in the module, then from the module's app-wide configuration.
+- a task decorator or registration call (``@app.task(acks_late=True)``,
+  ``app.task(f, acks_late=True)``); it inherits from the app-wide
+  configuration of its module, exactly as Celery's ``Task.from_config`` does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Union
+
+import libcst as cst
+
+from idemlint.names import Resolver, dotted_name
+from idemlint.rules.base import ModuleRule, Violation
+from idemlint.tasks import ModuleIndex, _is_task_base, _task_classes, classify_decorator
+
+# App-wide setting names (new lowercase, Django ``namespace="CELERY"``, and
+# pre-4.0) -> the reject setting to suggest in the same spelling.  Celery's
+# own ``defaults.py`` derives the old name of ``task_reject_on_worker_lost``
+# as ``CELERY_REJECT_ON_WORKER_LOST``; its configuration guide lists
+# ``CELERY_TASK_REJECT_ON_WORKER_LOST``.  Both are accepted.
+CONFIG_ACKS = {
+    "task_acks_late": "task_reject_on_worker_lost",
+    "CELERY_TASK_ACKS_LATE": "CELERY_TASK_REJECT_ON_WORKER_LOST",
+    "CELERY_ACKS_LATE": "CELERY_REJECT_ON_WORKER_LOST",
+}
+CONFIG_REJECT = frozenset(
+    {
+        "task_reject_on_worker_lost",
+        "CELERY_TASK_REJECT_ON_WORKER_LOST",
+        "CELERY_REJECT_ON_WORKER_LOST",
+    }
+)
+# Per-task option / ``Task`` attribute names.
+TASK_ACKS = "acks_late"
+TASK_REJECT = "reject_on_worker_lost"
+
+CELERY_APP_CLASSES = frozenset({"celery.Celery", "celery.app.Celery", "celery.app.base.Celery"})
+
+_UNSET, _ON, _OFF = "unset", "on", "off"
+
+
+@dataclass(eq=False)
+class _Acks:
+    node: cst.CSTNode
+    shown: str  # how the setting reads: "`acks_late=True`"
+    reject: str  # the reject setting to suggest, in the same spelling
+    form: str  # "keyword", "assign" or "key": how to spell the suggestion
+
+
+@dataclass(eq=False)
+class _Place:
+    """Where settings live together; see the module docstring."""
+
+    # How the message places the acks setting: " on task `f`", " in class
+    # `T`" (subject) or " in this module" (scope, after the reject setting).
+    subject: str = ""
+    scope: str = ""
+    parents: List["_Place"] = field(default_factory=list)
+    acks: List[_Acks] = field(default_factory=list)
+    reject: str = _UNSET
+
+    def set_reject(self, state: str) -> None:
+        # Several reject settings in one place: any that may be on wins
+        # (benefit of the doubt; conditions are not evaluated).
+        if state == _ON or (state == _OFF and self.reject == _UNSET):
+            self.reject = state
+
+    def resolved(self, seen: Optional[Set[int]] = None) -> str:
+        """This place's reject state, or the first decided one it inherits."""
+        if self.reject != _UNSET:
+            return self.reject
+        seen = seen if seen is not None else set()
+        seen.add(id(self))
+        for parent in self.parents:
+            if id(parent) in seen:
+                continue
+            state = parent.resolved(seen)
+            if state != _UNSET:
+                return state
+        return _UNSET
+
+
+def _is_true(value: cst.BaseExpression) -> bool:
+    return isinstance(value, cst.Name) and value.value == "True"
+
+
+def _reject_state(value: cst.BaseExpression) -> str:
+    """Literal False/0 is off, None is "use the default"; anything else may be on."""
+    if isinstance(value, cst.Name) and value.value == "False":
+        return _OFF
+    if isinstance(value, cst.Name) and value.value == "None":
+        return _UNSET
+    if isinstance(value, cst.Integer) and value.value == "0":
+        return _OFF
+    return _ON
+
+
+def _string_key(node: Optional[cst.BaseExpression]) -> Optional[str]:
+    if isinstance(node, cst.SimpleString):
+        text = node.evaluated_value
+        return text if isinstance(text, str) else None
+    return None
+
+
+def _first_name(call: cst.Call) -> Optional[str]:
+    """The name of the function a registration call receives, if any."""
+    for arg in call.args:
+        if arg.keyword is None and not arg.star:
+            return arg.value.value if isinstance(arg.value, cst.Name) else None
+    return None
+
+
+def _is_conf(node: cst.BaseExpression) -> bool:
+    """``<something>.conf``: a Celery app's configuration object."""
+    return isinstance(node, cst.Attribute) and node.attr.value == "conf"
+
+
+class _Walker:
+    """One pass over the module's statements (not its expressions)."""
+
+    def __init__(self, index: ModuleIndex) -> None:
+        self.index = index
+        self.resolver: Resolver = index.resolver()
+        self.task_classes = {id(c) for c in _task_classes(index, self.resolver)}
+        self.class_places: Dict[str, _Place] = {}
+        self.class_is_task: Dict[str, bool] = {}
+        self.places: List[_Place] = []
+
+    def place(self, *parents: _Place, subject: str = "", scope: str = "") -> _Place:
+        made = _Place(subject=subject, scope=scope, parents=list(parents))
+        self.places.append(made)
+        return made
+
+    # -- statements -------------------------------------------------------
+
+    def scope(
+        self, statements: Sequence[cst.CSTNode], app: _Place, module_level: bool
+    ) -> None:
+        for statement in statements:
+            if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+                for small in statement.body:
+                    self.small(small, app, module_level)
+            elif isinstance(statement, cst.BaseSmallStatement):
+                self.small(statement, app, module_level)
+            elif isinstance(statement, cst.FunctionDef):
+                self.function(statement, app)
+            elif isinstance(statement, cst.ClassDef):
+                self.klass(statement, app)
+            else:
+                for block in _blocks(statement):
+                    self.scope(block, app, module_level)
+
+    def function(self, node: cst.FunctionDef, app: _Place) -> None:
+        for decorator in node.decorators:
+            expression = decorator.decorator
+            if isinstance(expression, cst.Call):
+                self.task_call(expression, app, node.name.value)
+        body = self.place(app, scope=f" in `{node.name.value}` or at module level")
+        self.scope(node.body.body, body, module_level=False)
+
+    def small(self, small: cst.BaseSmallStatement, app: _Place, module_level: bool) -> None:
+        targets: List[cst.BaseExpression] = []
+        value: Optional[cst.BaseExpression] = None
+        if isinstance(small, cst.Assign):
+            targets = [t.target for t in small.targets]
+            value = small.value
+        elif isinstance(small, cst.AnnAssign):
+            targets = [small.target]
+            value = small.value
+        elif isinstance(small, (cst.Expr, cst.Return)):
+            value = small.value
+        if value is None:
+            return
+        for target in targets:
+            name: Optional[str] = None
+            spelled: Optional[str] = None
+            if isinstance(target, cst.Name) and module_level:
+                name = target.value
+            elif isinstance(target, cst.Attribute) and _is_conf(target.value):
+                name = target.attr.value
+                spelled = dotted_name(target)
+            elif isinstance(target, cst.Subscript) and _is_conf(target.value):
+                if len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
+                    name = _string_key(target.slice[0].slice.value)
+                    conf = dotted_name(target.value)
+                    spelled = f'{conf}["{name}"]' if conf else None
+            if name is not None:
+                self.config_setting(app, name, value, small, "assign", spelled)
+        self.calls(value, app)
+
+    def calls(self, value: cst.BaseExpression, app: _Place) -> None:
+        if isinstance(value, cst.Await):
+            value = value.expression
+        if not isinstance(value, cst.Call):
+            return
+        if isinstance(value.func, cst.Call):  # app.task(acks_late=True)(func)
+            self.task_call(value.func, app, _first_name(value))
+            return
+        func = value.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "update" and _is_conf(
+            func.value
+        ):
+            self.config_arguments(value.args, app)
+        elif self.is_celery_app(func):
+            self.config_arguments(value.args, app, constructor=True)
+        else:
+            self.task_call(value, app, _first_name(value))  # app.task(func, acks_late=True)
+
+    def is_celery_app(self, func: cst.BaseExpression) -> bool:
+        resolved = self.resolver.resolve(func)
+        if resolved in CELERY_APP_CLASSES:
+            return True
+        return (
+            isinstance(func, cst.Name)
+            and func.value == "Celery"
+            and not self.resolver.is_imported("Celery")
+        )
+
+    # -- app-wide configuration ---------------------------------------------
+
+    def config_setting(
+        self,
+        place: _Place,
+        name: str,
+        value: cst.BaseExpression,
+        node: cst.CSTNode,
+        form: str,
+        spelled: Optional[str] = None,
+    ) -> None:
+        if name in CONFIG_REJECT:
+            place.set_reject(_reject_state(value))
+        elif name in CONFIG_ACKS and _is_true(value):
+            shown = {"assign": f"{spelled or name} = True", "keyword": f"{name}=True",
+                     "key": f'"{name}": True'}[form]
+            place.acks.append(_Acks(node, f"`{shown}`", CONFIG_ACKS[name], form))
+
+    def config_arguments(
+        self, args: Sequence[cst.Arg], place: _Place, constructor: bool = False
+    ) -> None:
+        for arg in args:
+            if arg.keyword is not None:
+                name = arg.keyword.value
+                if constructor and name == "changes":
+                    self.config_mapping(arg.value, place)
+                elif constructor and name == "config_source":
+                    # Like ``config_from_object``: not assumed, unless a dict
+                    # literal shows its content.
+                    self.config_mapping(arg.value, place, opaque_is_on=False)
+                else:
+                    self.config_setting(place, name, arg.value, arg, "keyword")
+            elif not constructor or arg.star:
+                self.config_mapping(arg.value, place)
+
+    def config_mapping(
+        self, value: cst.BaseExpression, place: _Place, opaque_is_on: bool = True
+    ) -> None:
+        """A dict literal (or a module constant holding one, or ``dict(...)``)."""
+        if isinstance(value, cst.Name) and value.value in self.index.constants:
+            value = self.index.constants[value.value]
+        if isinstance(value, cst.Dict):
+            for element in value.elements:
+                if isinstance(element, cst.DictElement):
+                    key = _string_key(element.key)
+                    if key is not None:
+                        self.config_setting(place, key, element.value, element.key, "key")
+                else:  # ``**other``: whatever it holds may turn reject on
+                    self.config_mapping(element.value, place)
+        elif isinstance(value, cst.Call) and dotted_name(value.func) == "dict":
+            self.config_arguments(value.args, place)
+        elif opaque_is_on and not isinstance(value, (cst.SimpleString, cst.Name)):
+            # Something we cannot read (a call, an attribute...): it may hold
+            # the reject setting, so it gets the benefit of the doubt.
+            place.set_reject(_ON)
+        elif opaque_is_on and isinstance(value, cst.Name) and value.value != "None":
+            if value.value not in self.index.classes:
+                place.set_reject(_ON)
+
+    # -- tasks ------------------------------------------------------------
+
+    def task_call(self, call: cst.Call, app: _Place, label: Optional[str]) -> None:
+        classified = classify_decorator(call, self.resolver, ())
+        if classified is None or classified[0] != "celery":
+            return
+        subject = f" on task `{label}`" if label else f" in `{dotted_name(call.func)}(...)`"
+        place = self.place(app, subject=subject)
+        self.task_arguments(call.args, place)
+
+    def task_arguments(self, args: Sequence[cst.Arg], place: _Place) -> None:
+        for arg in args:
+            if arg.keyword is not None:
+                self.task_setting(place, arg.keyword.value, arg.value, arg, "keyword")
+            elif arg.star == "**":
+                value = arg.value
+                if isinstance(value, cst.Name) and value.value in self.index.constants:
+                    value = self.index.constants[value.value]
+                if isinstance(value, cst.Dict):
+                    for element in value.elements:
+                        if isinstance(element, cst.DictElement):
+                            key = _string_key(element.key)
+                            if key is not None:
+                                self.task_setting(place, key, element.value, element.key, "key")
+                        else:
+                            place.set_reject(_ON)
+                else:
+                    place.set_reject(_ON)
+
+    def task_setting(
+        self, place: _Place, name: str, value: cst.BaseExpression, node: cst.CSTNode, form: str
+    ) -> None:
+        if name == TASK_REJECT:
+            place.set_reject(_reject_state(value))
+        elif name == TASK_ACKS and _is_true(value):
+            shown = {"assign": "acks_late = True", "keyword": "acks_late=True",
+                     "key": '"acks_late": True'}[form]
+            place.acks.append(_Acks(node, f"`{shown}`", TASK_REJECT, form))
+
+    # -- classes ----------------------------------------------------------
+
+    def klass(self, node: cst.ClassDef, app: _Place) -> None:
+        for decorator in node.decorators:
+            if isinstance(decorator.decorator, cst.Call):
+                self.calls(decorator.decorator, app)
+        bases = [dotted_name(base.value) for base in node.bases if base.keyword is None]
+        local_bases = [self.class_places[b] for b in bases if b in self.class_places]
+        is_task = (
+            id(node) in self.task_classes
+            or any(self.class_is_task.get(b or "", False) for b in bases)
+            or any(_is_task_base(base.value, self.resolver) for base in node.bases)
+        )
+        name = node.name.value
+        place = self.place(*local_bases, app, subject=f" in class `{name}`")
+        self.class_places[name] = place
+        self.class_is_task[name] = is_task
+        self.class_body(node.body.body, place, app, is_task)
+
+    def class_body(
+        self, statements: Sequence[cst.CSTNode], place: _Place, app: _Place, is_task: bool
+    ) -> None:
+        for statement in statements:
+            if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+                for small in statement.body:
+                    self.class_attribute(small, place, app, is_task)
+            elif isinstance(statement, cst.BaseSmallStatement):  # class T(Task): acks_late = True
+                self.class_attribute(statement, place, app, is_task)
+            elif isinstance(statement, cst.FunctionDef):
+                self.function(statement, app)
+            elif isinstance(statement, cst.ClassDef):
+                self.klass(statement, app)
+            else:
+                for block in _blocks(statement):
+                    self.class_body(block, place, app, is_task)
+
+    def class_attribute(
+        self, small: cst.BaseSmallStatement, place: _Place, app: _Place, is_task: bool
+    ) -> None:
+        targets: List[cst.BaseExpression] = []
+        value: Optional[cst.BaseExpression] = None
+        if isinstance(small, cst.Assign):
+            targets = [t.target for t in small.targets]
+            value = small.value
+        elif isinstance(small, cst.AnnAssign):
+            targets = [small.target]
+            value = small.value
+        if value is None:
+            return
+        for target in targets:
+            if not isinstance(target, cst.Name):
+                continue
+            name = target.value
+            if name in CONFIG_ACKS or name in CONFIG_REJECT:
+                self.config_setting(place, name, value, small, "assign")
+            elif name == TASK_REJECT:
+                # Any class: a mixin may carry it into a Task subclass.
+                self.task_setting(place, name, value, small, "assign")
+            elif name == TASK_ACKS and is_task:
+                self.task_setting(place, name, value, small, "assign")
+        self.calls(value, app)
+
+
+def _blocks(statement: cst.CSTNode) -> Iterator[Sequence[cst.CSTNode]]:
+    """The nested blocks of a compound statement (if/elif/else, try, with, for...)."""
+    suites: List[Union[cst.BaseSuite, cst.CSTNode]] = []
+    body = getattr(statement, "body", None)
+    if isinstance(body, cst.BaseSuite):
+        suites.append(body)
+    for handler in getattr(statement, "handlers", ()):
+        suites.append(handler.body)
+    for case in getattr(statement, "cases", ()):
+        suites.append(case.body)
+    for name in ("orelse", "finalbody"):
+        extra = getattr(statement, name, None)
+        if isinstance(extra, cst.If):
+            yield [extra]
+        elif extra is not None and isinstance(getattr(extra, "body", None), cst.BaseSuite):
+            suites.append(extra.body)
+    for suite in suites:
+        if isinstance(suite, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+            yield suite.body
+
+
+class AcksLateWithoutRejectOnWorkerLost(ModuleRule):
+    code = "IDM009"
+    name = "acks-late-without-reject-on-worker-lost"
+    summary = "Late acks are enabled without rejecting tasks whose worker process is lost"
+    what = (
+        "Finds Celery's `task_acks_late=True` / `acks_late=True` set without "
+        "`task_reject_on_worker_lost=True` / `reject_on_worker_lost=True` in the same "
+        "place: module-level settings (`celeryconfig.py`, Django `CELERY_TASK_ACKS_LATE`, "
+        "old-style `CELERY_ACKS_LATE`), `app.conf.x = ...`, `app.conf.update(...)` and "
+        "`Celery(...)` keyword arguments are one place per module (or per function "
+        "body, for an app factory); a task decorator or `app.task(f, ...)` call and a "
+        "`Task` subclass body are places of their own, which inherit the reject "
+        "setting from the module's app-wide configuration (and a class from its base "
+        "classes in the module) when they do not set it themselves. An explicit "
+        "`reject_on_worker_lost=False` is a finding."
+    )
+    why = (
+        "Late acks are turned on so that a task interrupted by a crash runs again. "
+        "But when the worker process itself dies (OOM killer, SIGKILL after the hard "
+        "time limit, a deploy that kills the pool), Celery records a WorkerLostError "
+        "and acks the message anyway unless `reject_on_worker_lost` is on: the task "
+        "is silently lost instead of redelivered, on exactly the failure late acks "
+        "were meant to cover. (Turn it on only once the task is idempotent: a "
+        "redelivered task runs a second time.)"
+    )
+    fix = (
+        "Set `task_reject_on_worker_lost=True` next to `task_acks_late=True` "
+        "(`CELERY_TASK_REJECT_ON_WORKER_LOST = True` in Django settings), or "
+        "`reject_on_worker_lost=True` in the same task decorator or `Task` class."
+    )
+    example = '''\
+# settings.py (Django, app.config_from_object("django.conf:settings", namespace="CELERY"))
+CELERY_TASK_ACKS_LATE = True
+
+# tasks.py
+@shared_task(acks_late=True)
+def capture_payment(payment_id):
+    ...
+'''
+    use_instead = '''\
+# settings.py
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+
+# tasks.py
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def capture_payment(payment_id):
+    ...
+'''
+    limits = (
+        "Only what one module shows is read: settings loaded through "
+        "`config_from_object`, a star import, environment variables or another "
+        "module are not assumed, so `@shared_task(acks_late=True)` in a tasks module "
+        "is reported even when the project's settings turn reject on globally (add "
+        "`reject_on_worker_lost=True` to the decorator, or `# noqa: IDM009`). Only a "
+        "literal `True` counts as turning late acks on (`acks_late=settings.X` is not "
+        "reported); a reject setting whose value cannot be read, or a `**options` / "
+        "`update(variable)` that could hold it, is assumed to turn it on. Conditions "
+        "are not evaluated: a reject setting in any module-level `if`/`try` block "
+        "counts. Several apps configured in one module share one configuration. "
+        "A settings dict is read only where it is passed to `app.conf.update(...)` "
+        "or `Celery(changes=...)` in the same module. Django namespaces other than "
+        "`CELERY` are not recognised. For the old `CELERY_ACKS_LATE` the message "
+        "suggests `CELERY_REJECT_ON_WORKER_LOST` (the old name Celery derives); "
+        "`CELERY_TASK_REJECT_ON_WORKER_LOST` is accepted too."
+    )
+
+    def check_module(self, module: cst.Module, index: ModuleIndex) -> Iterator[Violation]:
+        walker = _Walker(index)
+        app = walker.place(scope=" in this module")
+        walker.scope(module.body, app, module_level=True)
+        for place in walker.places:
+            if not place.acks:
+                continue
+            state = place.resolved()
+            if state == _ON:
+                continue
+            for acks in place.acks:
+                yield Violation(acks.node, _message(acks, place, state))
+
+
+def _message(acks: _Acks, place: _Place, state: str) -> str:
+    value = "False" if state == _OFF else "True"
+    suggested = {
+        "assign": f"{acks.reject} = {value}",
+        "keyword": f"{acks.reject}={value}",
+        "key": f'"{acks.reject}": {value}',
+    }[acks.form]
+    if state == _OFF:
+        problem = f"with `{suggested}`"
+    else:
+        problem = f"without `{suggested}`"
+    return (
+        f"{acks.shown}{place.subject} is set {problem}{place.scope}: a worker process "
+        "killed mid-task "
+        "(OOM, SIGKILL, deploy) acks the message, so the task is lost instead of "
+        "redelivered"
+    )

@@ -1,0 +1,139 @@
+"""IDM010 side-effect-in-transaction."""
+
+from __future__ import annotations
+
+from typing import Dict, Iterator, Optional
+
+import libcst as cst
+
+from idemlint import catalog
+from idemlint.analysis import Event, Trace, call_label
+from idemlint.effects import Knowledge
+from idemlint.names import dotted_name
+from idemlint.rules.base import TaskRule, Violation, where
+
+
+class SideEffectInTransaction(TaskRule):
+    code = "IDM010"
+    name = "side-effect-in-transaction"
+    summary = "A side effect runs inside a database transaction"
+    what = (
+        "Finds catalogued side effects (payments, HTTP POST/PUT/PATCH/DELETE, "
+        "email, SMS, push, chat messages) executed inside a database transaction: "
+        "a `with transaction.atomic():` block, a function decorated with "
+        "`@transaction.atomic` (the task itself or a helper it calls), a "
+        "SQLAlchemy `session.begin()`/`engine.begin()`/`Session.begin()` block, "
+        "their `async with` forms, and helpers called inside any of them. "
+        "Callbacks registered with `transaction.on_commit(...)` run after the "
+        "commit and are not reported."
+    )
+    why = (
+        "A rollback undoes the rows, not the charge, the email or the webhook. "
+        "When the transaction rolls back after the call (a later query fails, "
+        "a constraint fires at commit, the worker is killed before the commit), "
+        "the outside world has seen the effect while the database has no record "
+        "of it, and the redelivered task does it again. Meanwhile the database "
+        "connection, and any row locks taken with `select_for_update`, stay held "
+        "for the whole network round trip, which under load exhausts the pool "
+        "and blocks other workers."
+    )
+    fix = (
+        "Keep the transaction for database work only: claim or record the work "
+        "inside it, commit, then perform the side effect after the block, or "
+        "register it with `transaction.on_commit(...)` so it runs only once the "
+        "rows are committed."
+    )
+    example = '''\
+@shared_task
+def charge_order(order_id):
+    with transaction.atomic():
+        order = Order.objects.select_for_update().get(pk=order_id)
+        stripe.PaymentIntent.create(amount=order.total, currency="eur",
+                                    customer=order.customer_id, confirm=True,
+                                    idempotency_key=f"charge-order-{order_id}")
+        order.status = "paid"
+        order.save(update_fields=["status"])
+'''
+    use_instead = '''\
+@shared_task
+def charge_order(order_id):
+    with transaction.atomic():
+        order = Order.objects.select_for_update().get(pk=order_id)
+        if order.status != "new":
+            return
+        order.status = "charging"
+        order.save(update_fields=["status"])
+    stripe.PaymentIntent.create(amount=order.total, currency="eur",
+                                customer=order.customer_id, confirm=True,
+                                idempotency_key=f"charge-order-{order_id}")
+    Order.objects.filter(pk=order_id).update(status="paid")
+'''
+    limits = (
+        "Transactions are recognised by the context managers and decorators in "
+        "the catalogue (`transaction.atomic`, `*.begin()`, `*.begin_nested()`, "
+        "`*.transaction()`); a project's own context manager that opens a "
+        "transaction, or a psycopg2 connection used as `with conn:`, is not. A "
+        "transaction opened by the caller that enqueued the task (or by Huey's "
+        "or Django's request-level wrappers) is not seen either."
+    )
+
+    def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
+        labels: Optional[Dict[int, str]] = None
+        for event in trace.calls():
+            if event.transaction is None:
+                continue
+            kind = _effect_kind(event, knowledge)
+            if kind is None:
+                continue
+            if labels is None:
+                labels = _transaction_labels(trace)
+            opened = labels.get(event.transaction, "a database transaction")
+            yield Violation(
+                event.node,
+                f"`{call_label(event.node)}` in {where(event, trace.task.name)} runs "  # type: ignore[arg-type]
+                f"inside {opened}: a rollback cannot undo the {kind} call, so if the "
+                "transaction rolls back or the worker dies before the commit, the call "
+                "stands, its record is lost and the redelivered task makes it again; "
+                "the DB connection is also held across the network call",
+            )
+
+
+def _effect_kind(event: Event, knowledge: Knowledge) -> Optional[str]:
+    """``Stripe``, ``HTTP``, ``email``: what the side effect is, or None."""
+    keyable = knowledge.keyable_effect(event)
+    if keyable is not None:
+        return keyable.label
+    non_keyable = knowledge.non_keyable_effect(event)
+    return non_keyable.label if non_keyable is not None else None
+
+
+def _transaction_labels(trace: Trace) -> Dict[int, str]:
+    """How a message names each transaction scope of the trace, by its id."""
+    labels: Dict[int, str] = {}
+    for event in trace.events:
+        function = event.scope.function
+        if id(function) not in labels:
+            decorator = _transaction_decorator(function, event)
+            if decorator is not None:
+                labels[id(function)] = (
+                    f"`@{decorator}` on `{event.scope.qualified_name}`"
+                )
+        if event.kind != "call" or not event.callee:
+            continue
+        if not catalog.matches_any(catalog.TRANSACTION_CONTEXTS, f"{event.callee}()"):
+            continue
+        for step in event.path:
+            if step.kind == "With" and step.branch == "items":
+                labels.setdefault(step.container, f"`{call_label(event.node)}`")  # type: ignore[arg-type]
+    return labels
+
+
+def _transaction_decorator(function: cst.FunctionDef, event: Event) -> Optional[str]:
+    for decorator in function.decorators:
+        resolved = event.scope.resolver.resolve(decorator.decorator)
+        if catalog.matches_any(catalog.TRANSACTION_CONTEXTS, resolved):
+            spelled = decorator.decorator
+            if isinstance(spelled, cst.Call):
+                return f"{dotted_name(spelled.func) or 'atomic'}()"
+            return dotted_name(spelled) or "atomic"
+    return None

@@ -1,0 +1,353 @@
+"""IDM012 lock-result-ignored."""
+
+from __future__ import annotations
+
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from idemlint import catalog
+from idemlint.analysis import Event, Trace, call_label
+from idemlint.effects import Knowledge, argument, stores_lock_token
+from idemlint.rules.base import TaskRule, Violation, where
+
+# Lock APIs that build a lock object (acquired later, or by ``with``) rather
+# than returning whether the lock was taken.
+_LOCK_OBJECT_APIS = frozenset({"redis_lock.Lock", "redis.*Lock", "*.lock"})
+# Lock objects whose ``acquire()`` can be told not to wait: redis-py's Lock
+# (``r.lock(...)``), python-redis-lock, pottery's Redlock, sherlock.
+_DISTRIBUTED_LOCKS: Tuple[str, ...] = (
+    "redis_lock.Lock()",
+    "redis.*",
+    "*.lock()",
+    "pottery.*",
+    "sherlock.*",
+    "aioredlock.*",
+)
+# ``cache.add(k, v, timeout)`` is a lock only on a cache; ``tar.add(path,
+# arcname)`` is not.
+_CACHE_WORDS = frozenset({"cache", "caches", "memcache", "memcached", "mc", "redis"})
+_CACHE_MODULES = frozenset(
+    {"django", "pymemcache", "memcache", "pylibmc", "bmemcached", "aiomcache",
+     "aiocache", "flask_caching", "cachelib", "werkzeug", "diskcache", "redis"}
+)
+_LOCK_WORDS = frozenset({"lock", "locks", "mutex"})
+_MAX_HOPS = 4
+_DROPPED_OBJECT = "object"
+_CONSEQUENCE = (
+    "when another worker holds the lock the acquisition returns a false value, "
+    "and the task runs the work anyway, concurrently with that worker"
+)
+
+_EMPTY = cst.Module(body=[])
+
+
+class LockResultIgnored(TaskRule):
+    code = "IDM012"
+    name = "lock-result-ignored"
+    summary = "A lock acquisition's result is discarded"
+    what = (
+        "Finds lock acquisitions in a task whose result nobody reads: a bare "
+        "`r.set(k, token, nx=True, ex=ttl)`, `r.setnx(...)`, `cache.add(...)`, "
+        "`cache.set(..., nx=True)`, a non-blocking or time-limited "
+        "`lock.acquire(blocking=False)` / `acquire(False)` / "
+        "`acquire(blocking_timeout=...)` (also when the lock was built with "
+        "`blocking=False` or `blocking_timeout=`), their `await` forms, results "
+        "assigned to `_` or to a variable never read, a helper's returned lock "
+        "result thrown away by the task that calls it, and a `redis.lock(...)` "
+        "object created as a statement and never acquired. A result tested in "
+        "`if`/`while`, `with r.lock(...)`, a blocking `acquire()` without a "
+        "timeout (it returns only once the lock is held) and `threading`/"
+        "`asyncio` locks are not reported."
+    )
+    why = (
+        "`SET NX` and `cache.add` do not fail when the key exists: they return "
+        "`False`/`None` and the task goes on. Two deliveries of the same task "
+        "(a redelivery after a visibility timeout, a retry racing the original) "
+        "both pass the \"lock\" and both run the work: the lock exists in Redis "
+        "but excludes no one."
+    )
+    fix = (
+        "Test the result and stop (or retry later) when the lock is held "
+        "elsewhere: `if not r.set(key, token, nx=True, ex=ttl): return`. For a "
+        "lock object, use `with r.lock(key, timeout=ttl):` or a blocking "
+        "`acquire()`, or test what a non-blocking `acquire()` returns."
+    )
+    example = '''\
+@shared_task
+def export_invoices(account_id):
+    redis_client.set(f"lock:export:{account_id}", token(), nx=True, ex=600)
+    build_export(account_id)
+'''
+    use_instead = '''\
+@shared_task
+def export_invoices(account_id):
+    if not redis_client.set(f"lock:export:{account_id}", token(), nx=True, ex=600):
+        return "already running"
+    build_export(account_id)
+'''
+    limits = (
+        "A result stored in a variable counts as read as soon as the variable "
+        "is read anywhere (a log line included). Lock objects stored on "
+        "attributes (`self.lock`) or received as parameters without a type "
+        "annotation are not followed, so their `acquire(blocking=False)` is not "
+        "reported. A set-if-absent that stores data (`cache.add(key, html, "
+        "3600)`: the value is neither a literal nor a token, and the key does "
+        "not say lock or claim) is taken for a cache fill, not a lock; "
+        "`add(...)` counts only on a cache."
+    )
+
+    def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
+        flow = _ResultFlow(trace)
+        for event in trace.calls():
+            call = event.node
+            if not isinstance(call, cst.Call):
+                continue
+            found = self._acquisition(event, call, knowledge, flow)
+            if found is None:
+                continue
+            if found == _DROPPED_OBJECT:
+                yield Violation(
+                    call,
+                    f"`{call_label(call)}` in {where(event, trace.task.name)} creates a "
+                    "lock object and drops it without acquiring it; the task runs "
+                    "unlocked and a redelivered copy runs the same work concurrently",
+                )
+                continue
+            lost = flow.discarded(event)
+            if lost is None:
+                continue
+            site, how = lost
+            if site is event:
+                yield Violation(
+                    call,
+                    f"`{call_label(call)}` in {where(event, trace.task.name)} {found} "
+                    f"but {how}; {_CONSEQUENCE}",
+                )
+            elif isinstance(site.node, cst.Call):
+                yield Violation(
+                    site.node,
+                    f"`{call_label(site.node)}` in {where(site, trace.task.name)} "
+                    f"{how}, which is what `{call_label(call)}` in "
+                    f"`{event.scope.qualified_name}` returned: whether it took the "
+                    f"lock; {_CONSEQUENCE}",
+                )
+
+    def _acquisition(
+        self, event: Event, call: cst.Call, knowledge: Knowledge, flow: "_ResultFlow"
+    ) -> Optional[str]:
+        """What the acquisition does, for the message; None if it is none."""
+        if _in_pipeline(event):
+            return None
+        api = knowledge.lock_api(event)
+        if api is not None:
+            if api.pattern in _LOCK_OBJECT_APIS:
+                if event.discarded and _is_redis(event, call):
+                    return _DROPPED_OBJECT
+                return None
+            if api.pattern in ("*.add", "*.aadd") and not _is_cache_add(event, call, api, knowledge):
+                return None
+            if not stores_lock_token(event, knowledge):
+                return None  # set-if-absent of data: a cache fill, not a lock
+            label = api.label[: -len(" lock")] if api.label.endswith(" lock") else api.label
+            return f"takes a {label} lock"
+        if _method(call) in ("acquire", "aacquire") and _can_fail(event, call, knowledge, flow):
+            return "may give up without the lock (non-blocking or time-limited acquire)"
+        return None
+
+
+class _ResultFlow:
+    """Where a call's result goes: read, dropped, or returned to a caller."""
+
+    def __init__(self, trace: Trace) -> None:
+        self.calls: Dict[int, Event] = {}
+        self.assigned: Dict[int, Event] = {}
+        self.returns: List[Event] = []
+        for event in trace.events:
+            if event.kind == "call":
+                self.calls.setdefault(id(event.node), event)
+            elif event.kind == "assign" and event.value is not None:
+                self.assigned[id(_unawait(event.value))] = event
+            elif event.kind == "return":
+                self.returns.append(event)
+        self._uses: Dict[Tuple[int, str], List[cst.Name]] = {}
+        self._targets: Dict[int, frozenset[int]] = {}
+
+    def discarded(self, event: Event, hops: int = 0) -> Optional[Tuple[Event, str]]:
+        """The event at which ``event``'s result is lost, and how, if it is."""
+        if hops > _MAX_HOPS:
+            return None
+        if event.discarded:
+            return event, "discards the result"
+        assign = self.assigned.get(id(event.node))
+        if assign is not None:
+            names = [t.value for t in assign.targets if isinstance(t, cst.Name)]
+            if len(names) != len(assign.targets):
+                return None
+            if all(name == "_" for name in names):
+                return event, "assigns the result to `_`"
+            uses = [use for name in names for use in self._reads(event, name)]
+            if not uses:
+                return event, f"never reads `{names[0]}`, the variable holding the result"
+            returned = [r for r in self.returns if r.scope is event.scope]
+            if all(any(_contains(r.node, use) for r in returned) for use in uses):
+                return self._through_returns(event, returned, uses, hops)
+            return None
+        returned = [
+            r for r in self.returns
+            if r.scope is event.scope and _contains(r.node, event.node)
+        ]
+        if returned:
+            return self._through_returns(event, returned, [event.node], hops)
+        return None
+
+    def _through_returns(
+        self, event: Event, returned: List[Event], values: Sequence[cst.CSTNode], hops: int
+    ) -> Optional[Tuple[Event, str]]:
+        for ret in returned:
+            if ret.call_site is None or not any(_contains(ret.node, v) for v in values):
+                continue
+            caller = self.calls.get(id(ret.call_site))
+            if caller is None or event.scope.is_task:
+                continue
+            lost = self.discarded(caller, hops + 1)
+            if lost is not None:
+                return lost
+        return None
+
+    def _reads(self, event: Event, name: str) -> List[cst.Name]:
+        """Name nodes reading ``name`` in the function holding ``event``."""
+        function = event.scope.function
+        key = (id(function), name)
+        if key not in self._uses:
+            targets = self._assign_targets(function)
+            self._uses[key] = [
+                node for node in _nodes(function.body)
+                if isinstance(node, cst.Name) and node.value == name and id(node) not in targets
+            ]
+        return self._uses[key]
+
+    def _assign_targets(self, function: cst.FunctionDef) -> frozenset[int]:
+        if id(function) not in self._targets:
+            found = set()
+            for node in _nodes(function.body):
+                if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Name):
+                    found.add(id(node.target))
+                elif isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name):
+                    found.add(id(node.target))
+            self._targets[id(function)] = frozenset(found)
+        return self._targets[id(function)]
+
+
+def _can_fail(event: Event, call: cst.Call, knowledge: Knowledge, flow: _ResultFlow) -> bool:
+    """A distributed lock's ``acquire`` that may return False."""
+    receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
+    if receiver is None:
+        return False
+    resolved = event.scope.resolver.resolve(receiver) or ""
+    if resolved.split(".")[0] in catalog.LOCAL_LOCK_MODULES:
+        return False
+    built: Optional[cst.Call] = None
+    if isinstance(receiver, cst.Name):
+        value = knowledge.visible_value(receiver.value, event.scope)
+        value = _unawait(value) if value is not None else None
+        if isinstance(value, cst.Call):
+            maker = flow.calls.get(id(value))
+            if maker is not None and knowledge.lock_api(maker) is not None:
+                built = value
+    if built is None and not catalog.matches_any(_DISTRIBUTED_LOCKS, resolved):
+        return False
+    # redis-py: ``acquire(blocking=None, blocking_timeout=None)`` falls back
+    # to the values the lock was built with; python-redis-lock's
+    # ``acquire(blocking=True, timeout=None)`` waits at most ``timeout``.
+    blocking = _keyword(call, "blocking", position=0)
+    if blocking is None and built is not None:
+        blocking = _keyword(built, "blocking")
+    if blocking is not None and _is_false(blocking):
+        return True
+    waits = _keyword(call, "blocking_timeout", position=1)
+    if waits is None and built is not None:
+        waits = _keyword(built, "blocking_timeout")
+    limit = _keyword(call, "timeout")
+    return waits is not None or (limit is not None and not _is_minus_one(limit))
+
+
+def _keyword(
+    call: cst.Call, name: str, position: Optional[int] = None
+) -> Optional[cst.BaseExpression]:
+    """The argument ``name`` (or at ``position``), None when absent or None."""
+    value = argument(call, position, name) if position is not None else None
+    if position is None:
+        value = next(
+            (a.value for a in call.args if a.keyword is not None and a.keyword.value == name),
+            None,
+        )
+    return None if value is None or _is_none(value) else value
+
+
+def _is_cache_add(event: Event, call: cst.Call, api: catalog.LockApi, knowledge: Knowledge) -> bool:
+    receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
+    if receiver is None:
+        return False
+    resolved = event.scope.resolver.resolve(receiver) or ""
+    if resolved.split(".")[0] in _CACHE_MODULES:
+        return True
+    spelled = f"{resolved} {_EMPTY.code_for_node(receiver)}"
+    if not catalog.words(spelled).isdisjoint(_CACHE_WORDS):
+        return True
+    key = argument(call, api.key_position, api.key_keyword)
+    if key is None:
+        return False
+    text = knowledge.string_value(key, event.scope)
+    named = _EMPTY.code_for_node(key)
+    return not catalog.words(f"{text or ''} {named}").isdisjoint(_LOCK_WORDS)
+
+
+def _is_redis(event: Event, call: cst.Call) -> bool:
+    if isinstance(call.func, cst.Attribute):
+        receiver = call.func.value
+        spelled = f"{event.scope.resolver.resolve(receiver) or ''} {_EMPTY.code_for_node(receiver)}"
+        return "redis" in spelled.lower()
+    return catalog.matches_any(("redis_lock.Lock", "redis.*Lock"), event.callee)
+
+
+def _in_pipeline(event: Event) -> bool:
+    """Commands queued on a pipeline return the pipeline; ``execute()`` answers."""
+    return "pipeline()" in (event.callee or "")
+
+
+def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
+    return any(n is node for n in _nodes(tree))
+
+
+def _nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    yield node
+    for child in node.children:
+        yield from _nodes(child)
+
+
+def _unawait(node: cst.BaseExpression) -> cst.BaseExpression:
+    return node.expression if isinstance(node, cst.Await) else node
+
+
+def _method(call: cst.Call) -> Optional[str]:
+    return call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+
+
+def _is_false(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.Name):
+        return node.value == "False"
+    return isinstance(node, cst.Integer) and node.value == "0"
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _is_minus_one(node: cst.BaseExpression) -> bool:
+    return (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Minus)
+        and isinstance(node.expression, cst.Integer)
+        and node.expression.value == "1"
+    )

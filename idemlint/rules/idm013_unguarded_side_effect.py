@@ -1,0 +1,77 @@
+"""IDM013 unguarded-side-effect."""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+from idemlint.analysis import Trace, call_label
+from idemlint.effects import Guards, Knowledge, message_effect
+from idemlint.rules.base import TaskRule, Violation, where
+
+
+class UnguardedSideEffect(TaskRule):
+    code = "IDM013"
+    name = "unguarded-side-effect"
+    summary = "An email, SMS, push or chat message is sent with no done-check or claim"
+    what = (
+        "Finds side effects that have no idempotency key at all (Django "
+        "`send_mail`/`EmailMessage.send`, `smtplib`, SES `send_email`, Twilio "
+        "`messages.create`, push and SMS senders, Slack `chat_postMessage`) "
+        "reached in a task with no done-check and no claim before them. A check "
+        "on unrelated state (`if appt.cancelled: return`, `if not user.is_active: "
+        "return`) is not a done-check; nor is a check that *exits* when the work "
+        "is not done, or one that runs the effect when it *is* done."
+    )
+    why = (
+        "A worker crash after the send but before the ack, an expired "
+        "visibility timeout, a retry after a later step failed, or a manual "
+        "replay runs the task again, and the provider has no key to recognise "
+        "the duplicate: the customer gets the message again, every time."
+    )
+    fix = (
+        "Record that the message was sent (a `sent_at` field, a dedup row, a "
+        "cache key) after sending it, return early when it is already recorded, "
+        "and claim the work atomically before sending (a conditional `update()`, "
+        "`get_or_create`, or `SET NX EX`) so concurrent deliveries do not both send."
+    )
+    example = '''\
+@shared_task
+def send_shipping_notice(order_id):
+    order = Order.objects.get(pk=order_id)
+    send_mail("Shipped", f"Tracking: {order.tracking}", None, [order.email])
+'''
+    use_instead = '''\
+@shared_task
+def send_shipping_notice(order_id):
+    claimed = Order.objects.filter(
+        pk=order_id, notice_state="pending"
+    ).update(notice_state="sending")
+    if not claimed:
+        return
+    order = Order.objects.get(pk=order_id)
+    send_mail("Shipped", f"Tracking: {order.tracking}", None, [order.email])
+    Order.objects.filter(pk=order_id).update(notice_state="sent")
+'''
+    limits = (
+        "Only catalogued non-keyable APIs (and those added in configuration) are "
+        "known. Any claim before the send silences the rule, including a lock "
+        "that only serialises runs; a done-check whose test idemlint cannot "
+        "read (a helper with an unrevealing name) is reported."
+    )
+
+    def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
+        guards: Optional[Guards] = None
+        for event in trace.calls():
+            effect = message_effect(knowledge, event)
+            if effect is None:
+                continue
+            if guards is None:
+                guards = Guards.of(trace, knowledge)
+            if guards.checked_before(event) is not None or guards.claimed_before(event) is not None:
+                continue
+            yield Violation(
+                event.node,
+                f"`{call_label(event.node)}` in {where(event, trace.task.name)} "  # type: ignore[arg-type]
+                f"sends the {effect.label} with no done-check or claim before it; "
+                f"every redelivery of the task sends the {effect.label} again",
+            )
