@@ -515,12 +515,23 @@ def _bind_arguments(
 
 
 def call_label(call: cst.Call) -> str:
-    """How a message names a call: ``stripe.Charge.create()``."""
-    spelled = dotted_name(call.func)
-    if spelled is None:
-        func = call.func
-        if isinstance(func, cst.Attribute):
-            spelled = f"....{func.attr.value}"
-        else:
-            spelled = "call"
-    return f"{spelled}()"
+    """How a message names a call: ``stripe.Charge.create()``,
+    ``EmailMessage(...).send()``."""
+    func = call.func
+    spelled = dotted_name(func)
+    if spelled is None and isinstance(func, cst.Attribute):
+        receiver = func.value
+        if isinstance(receiver, cst.Call) and dotted_name(receiver.func):
+            spelled = f"{dotted_name(receiver.func)}(...).{func.attr.value}"
+    return f"{spelled or source_text(func, 40)}()"
+
+
+_CODEGEN = cst.Module(body=[])
+
+
+def source_text(node: cst.CSTNode, limit: Optional[int] = None) -> str:
+    """A node's code on one line, shortened to ``limit`` characters for messages."""
+    text = " ".join(_CODEGEN.code_for_node(node).split())
+    if limit is not None and len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return text

@@ -172,9 +172,8 @@ NON_KEYABLE_EFFECTS: Tuple[NonKeyableEffect, ...] = (
         "push notification",
     ),
     NonKeyableEffect("pyfcm.*().notify*", "push notification"),
-    NonKeyableEffect("*.send_sms", "SMS"),
-    NonKeyableEffect("send_sms", "SMS"),
-    NonKeyableEffect("*send_push*", "push notification"),
+    NonKeyableEffect("{*.,}send_sms", "SMS"),
+    NonKeyableEffect("{*.,}send_push{,_notification,_message}", "push notification"),
 )
 
 UNSAFE_HTTP_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -520,7 +519,7 @@ CLAIM_CALLS: Tuple[str, ...] = (
 SQL_CLAIM = re.compile(r"for\s+update|on\s+conflict|advisory_lock|insert\s+ignore", re.IGNORECASE)
 
 # Exceptions a unique insert raises on a duplicate.
-DUPLICATE_ERRORS = re.compile(r"(IntegrityError|UniqueViolation|DuplicateKeyError)\Z")
+DUPLICATE_ERRORS = re.compile(r"(IntegrityError|UniqueViolation(Error)?|DuplicateKeyError)\Z")
 
 # Transaction scopes (IDM003 treats marker and work inside one as atomic).
 TRANSACTION_CONTEXTS: Tuple[str, ...] = (
@@ -540,7 +539,8 @@ BOOKKEEPING_CALLS: Tuple[str, ...] = (
     "setattr,hasattr,sorted,min,max,sum,range,enumerate,zip,repr,super,type}",
     "*.objects.{get,filter,exclude,select_for_update,all,only,values,"
     "values_list,first,last,count,exists,get_or_create,update_or_create,order_by}",
-    "*.{release,acquire,extend,raise_for_status,json,read,wait,"
+    "*{release,unlock}*",
+    "*.{release,acquire,extend,eval,evalsha,raise_for_status,json,read,wait,"
     "get,filter,exclude,select_for_update,refresh_from_db,save,update,"
     "delete,commit,flush,rollback,add,query,all,first,one,scalar,"
     "scalars,count,exists,format,join,strip,lower,upper,encode,decode,"
@@ -552,6 +552,85 @@ BOOKKEEPING_CALLS: Tuple[str, ...] = (
     "uuid.*",
     "transaction.*",
     "django.db.transaction.*",
+)
+
+
+# --------------------------------------------------------------------------
+# Vocabulary of locks, key-value stores and done-checks (IDM005, IDM007,
+# IDM012, IDM013)
+
+# Words of a receiver that make ``.get(key)`` a key-value store lookup.
+KEY_STORE_WORDS = frozenset(
+    {"redis", "cache", "caches", "memcache", "memcached", "valkey", "keydb", "kv", "aioredis"}
+)
+
+# Claims that only exclude others while held.
+HELD_LOCK_METHODS = frozenset(
+    {"acquire", "select_for_update", "with_for_update", "try_lock", "try_acquire"}
+)
+
+UPSERT_METHODS = frozenset(
+    {"get_or_create", "aget_or_create", "update_or_create", "aupdate_or_create"}
+)
+
+# Enqueueing a task named like a sender (``send_push_reminder.delay(...)``)
+# schedules work; the task that runs it is analysed on its own.
+ENQUEUE_CALL_METHODS = frozenset(
+    {"delay", "apply_async", "kiq", "send_with_options", "enqueue", "s", "si", "signature"}
+)
+
+# Status values of rows whose work is still to do.
+UNDONE_STATE_WORDS = frozenset(
+    {"pending", "queued", "due", "new", "unsent", "scheduled", "waiting", "todo",
+     "outstanding", "unprocessed", "unnotified", "undelivered"}
+)
+
+LOCK_OBJECT_APIS = frozenset({"redis_lock.Lock", "redis.*Lock", "*.lock"})
+
+LOCK_KEY_WORDS = frozenset(
+    {"lock", "locks", "mutex", "claim", "claimed", "guard", "running", "busy",
+     "inflight", "semaphore", "singleton", "exclusive", "lease"}
+)
+
+LOCK_TOKEN_WORDS = frozenset(
+    {"token", "owner", "worker", "holder", "lock", "id", "ident", "pid", "host",
+     "hostname", "uuid", "uuid1", "uuid4", "hex", "request", "job", "task",
+     "node", "nonce", "oid"}
+)
+
+# Lock objects whose ``acquire()`` can be told not to wait: redis-py's Lock
+# (``r.lock(...)``), python-redis-lock, pottery's Redlock, sherlock.
+DISTRIBUTED_LOCK_OBJECTS: Tuple[str, ...] = (
+    "redis_lock.Lock()",
+    "redis.*",
+    "*.lock()",
+    "pottery.*",
+    "sherlock.*",
+    "aioredlock.*",
+)
+
+# ``cache.add(k, v, timeout)`` is a lock only on a cache; ``tar.add(path,
+# arcname)`` is not.
+CACHE_RECEIVER_WORDS = frozenset({"cache", "caches", "memcache", "memcached", "mc", "redis"})
+
+CACHE_MODULES = frozenset(
+    {"django", "pymemcache", "memcache", "pylibmc", "bmemcached", "aiomcache",
+     "aiocache", "flask_caching", "cachelib", "werkzeug", "diskcache", "redis"}
+)
+
+LOCK_NAME_WORDS = frozenset({"lock", "locks", "mutex"})
+
+# Commands that remove a key whatever it holds.
+KEY_DELETE_METHODS = frozenset(
+    {"delete", "adelete", "unlink", "getdel", "delete_many", "adelete_many"}
+)
+
+# python-redis-lock's "forcibly deletes the lock" calls.
+FORCED_LOCK_RESETS: Tuple[str, ...] = ("redis_lock.Lock().reset", "redis_lock.reset_all")
+
+# Receivers whose ``delete``/``unlink`` is a file or an HTTP request, not a key.
+NOT_KEY_STORE_MODULES = frozenset(
+    {"os", "pathlib", "shutil", "tempfile", "requests", "httpx", "aiohttp", "urllib3", "boto3"}
 )
 
 

@@ -134,7 +134,7 @@ class Knowledge:
             if arg.keyword is not None:
                 name = arg.keyword.value
                 if self._is_key_name(name):
-                    return not _is_none(arg.value)
+                    return not is_none(arg.value)
                 if name in effect.key_containers and self._mapping_has_key(
                     arg.value, event.scope
                 ):
@@ -143,7 +143,7 @@ class Knowledge:
                 if self._mapping_has_key(arg.value, event.scope):
                     return True
         if effect.key_position is not None and effect.key_position < len(positional):
-            return not _is_none(positional[effect.key_position].value)
+            return not is_none(positional[effect.key_position].value)
         if effect.opaque_positional:
             return any(_is_opaque(a.value) for a in positional)
         return False
@@ -179,7 +179,7 @@ class Knowledge:
             key = self.string_value(element.key, scope)
             if key is None:
                 return True
-            if self._is_key_name(key) and not _is_none(element.value):
+            if self._is_key_name(key) and not is_none(element.value):
                 return True
             if isinstance(element.value, (cst.Dict, cst.Name)) and key in (
                 "headers",
@@ -206,7 +206,7 @@ class Knowledge:
         call = event.node
         label = call_label(call)
         effect = self.keyable_effect(event)
-        if effect is None and _method_name(call) in catalog.PERSISTENCE_METHODS:
+        if effect is None and method_name(call) in catalog.PERSISTENCE_METHODS:
             return
         for arg in call.args:
             if arg.keyword is not None:
@@ -278,11 +278,11 @@ class Knowledge:
             return True
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value in api.ttl_keywords:
-                return not _is_none(arg.value)
+                return not is_none(arg.value)
         if api.ttl_position is not None:
             value = argument(call, api.ttl_position, None)
             if value is not None:
-                return not _is_none(value)
+                return not is_none(value)
         return api.default_expires
 
 
@@ -299,7 +299,7 @@ def argument(
     return positional[position].value if position < len(positional) else None
 
 
-def _method_name(call: cst.Call) -> Optional[str]:
+def method_name(call: cst.Call) -> Optional[str]:
     return call.func.attr.value if isinstance(call.func, cst.Attribute) else None
 
 
@@ -312,701 +312,12 @@ def _truthy_keyword(call: cst.Call, name: str) -> bool:
     return False
 
 
-def _is_none(node: cst.BaseExpression) -> bool:
+def is_none(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
 
 
 def _is_opaque(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
-
-
-
-
-class Guards:
-    """Done-checks and claims of one trace, for the ordering rules.
-
-    A *done-check* is an ``if`` whose test reads the state that records the
-    work (a cache/Redis lookup, an ``.exists()`` query, a done status or
-    flag), with a *polarity*: ``if order.notified: return`` is true when the
-    work is done, ``if not order.notified: send()`` when it is not.  It
-    guards an effect that runs only when the work is not done: after the
-    check, when the check exits early (``return``/``raise``, or ``continue``
-    for an effect later in the same loop body) on "done"; in its body when
-    the test says "not done"; in its ``else`` when the test says "done".
-
-    A *claim* takes the work atomically.  A *test-and-set* claim records the
-    work as taken for good (``get_or_create`` whose ``created`` flag is read,
-    a unique insert caught by ``IntegrityError``, a conditional ``update()``
-    whose row count is used, ``SET NX`` of a dedup key, ``ON CONFLICT``); a
-    *lock* claim only excludes others while held (``redis.lock``,
-    ``acquire``, ``select_for_update``, ``SET NX`` of a lock key), so it
-    closes a check-then-act race only when the done-check runs inside it.
-    """
-
-    _last: Optional[Tuple[Knowledge, "Guards"]] = None
-
-    @classmethod
-    def of(cls, trace: Trace, knowledge: Knowledge) -> "Guards":
-        """The guards of ``trace``, shared by the rules that check one task."""
-        last = cls._last
-        if last is not None and last[0] is knowledge and last[1].trace is trace:
-            return last[1]
-        guards = cls(trace, knowledge)
-        cls._last = (knowledge, guards)
-        return guards
-
-    def __init__(self, trace: Trace, knowledge: Knowledge) -> None:
-        self.knowledge = knowledge
-        self.trace = trace
-        self._returns: Dict[int, List[Event]] = {}
-        self._assigned: Dict[int, Event] = {}
-        for event in trace.events:
-            if event.kind == "return" and event.call_site is not None:
-                self._returns.setdefault(id(event.call_site), []).append(event)
-            elif event.kind == "assign" and event.value is not None:
-                self._assigned[id(_unwrap(event.value))] = event
-        self._polarities: Dict[int, bool] = {}
-        self._by_node: Dict[int, bool] = {}
-        self._weak = False
-        self._weak_checks: Set[int] = set()
-        self.checks: List[Event] = []
-        for event in trace.events:
-            if event.kind == "check" and event.value is not None:
-                self._weak = False
-                polarity = self._polarity(event.value, event.scope, 0)
-                if self._weak:
-                    self._weak_checks.add(event.seq)
-                if polarity is not None:
-                    self._polarities[event.seq] = polarity
-                    self._by_node[id(event.node)] = polarity
-                    self.checks.append(event)
-        self.claims = [e for e in trace.calls() if self.is_claim(e)]
-        # ``for reminder in Reminder.objects.filter(sent_at__isnull=True)``:
-        # a loop over rows whose work is not done yet guards its body.
-        self._loop_checks: Dict[int, Event] = {}
-        for event in trace.calls():
-            step = event.path[-1] if event.path else None
-            if (
-                step is not None
-                and step.kind == "Loop"
-                and step.branch == "test"
-                and step.container not in self._loop_checks
-                and isinstance(event.node, cst.Call)
-                and self._selects_undone(event.node, event.scope, 0)
-            ):
-                self._loop_checks[step.container] = event
-        # ``Notification.objects.get(pk=pk, status="pending")`` raises once
-        # the work is done: it guards what follows like an early exit.
-        self._fetch_checks = [
-            e for e in trace.calls()
-            if isinstance(e.node, cst.Call)
-            and _method_name(e.node) in ("get", "aget")
-            and not e.discarded
-            and e.path and e.path[-1].kind != "Loop"
-            and self._selects_undone(e.node, e.scope, 0)
-        ]
-
-    # -- claims -----------------------------------------------------------
-
-    def is_claim(self, event: Event) -> bool:
-        call = event.node
-        if event.kind != "call" or not isinstance(call, cst.Call):
-            return False
-        if self.knowledge.lock_api(event) is not None:
-            # A set-if-absent whose answer is dropped claims nothing (IDM012);
-            # a lock object is acquired by ``with`` or ``acquire()``.
-            return not event.discarded or _spelled(call.func).lower().endswith("lock")
-        if catalog.matches_any(catalog.CLAIM_CALLS, event.callee):
-            if (event.callee or "").split(".")[0] in catalog.LOCAL_LOCK_MODULES:
-                return False
-            if _method_name(call) in _UPSERT_METHODS:
-                return self._created_flag_used(event)
-            return True
-        method = _method_name(call)
-        if method in catalog.INSERT_METHODS | {"add", "save", "execute"} and any(
-            catalog.DUPLICATE_ERRORS.search(name) for name in event.caught
-        ):
-            return True
-        if method in ("update", "aupdate") and not event.discarded:
-            # claimed = Order.objects.filter(pk=pk, state="new").update(state="sending")
-            return _is_conditional_update(call)
-        if method in catalog.SQL_EXECUTE_METHODS and call.args:
-            text = self.knowledge.string_value(call.args[0].value, event.scope)
-            return text is not None and bool(catalog.SQL_CLAIM.search(text))
-        return False
-
-    def is_lock(self, claim: Event) -> bool:
-        """A claim that excludes others only while held (vs. test-and-set)."""
-        call = claim.node
-        assert isinstance(call, cst.Call)
-        api = self.knowledge.lock_api(claim)
-        if api is not None:
-            if _spelled(call.func).lower().endswith("lock"):
-                return True  # redis.lock(), redis_lock.Lock(): released when done
-            key = argument(call, api.key_position, api.key_keyword)
-            return key is not None and self._names_lock(key, claim.scope)
-        method = _method_name(call)
-        if method in catalog.SQL_EXECUTE_METHODS:
-            text = " ".join((self.knowledge.string_value(call.args[0].value, claim.scope) or "").lower().split())
-            return "for update" in text or "advisory_lock" in text or "advisory_xact_lock" in text
-        return method in _LOCK_METHODS
-
-    def _names_lock(self, key: cst.BaseExpression, scope: FunctionScope) -> bool:
-        text = self.knowledge.string_value(key, scope) or ""
-        if isinstance(key, cst.Name):
-            text += " " + key.value
-        return "lock" in catalog.words(text) or "mutex" in catalog.words(text)
-
-    def _created_flag_used(self, event: Event) -> bool:
-        """``_, created = X.objects.get_or_create(...)`` with ``created`` kept."""
-        if event.discarded:
-            return False
-        assign = self._assigned.get(id(event.node))
-        if assign is None:
-            return not any(
-                isinstance(e.value, cst.Subscript) and _unwrap(e.value.value) is event.node
-                for e in self.trace.events
-                if e.kind == "assign" and e.value is not None
-            )
-        for target in assign.targets:
-            if isinstance(target, cst.Tuple) and len(target.elements) == 2:
-                flag = target.elements[1].value
-                return not (isinstance(flag, cst.Name) and flag.value.strip("_") == "")
-        return True
-
-    def covers(self, claim: Event, effect: Event) -> bool:
-        """Whether ``claim`` is taken before ``effect`` and still held there.
-
-        A lock taken by ``with`` is released when the block ends.
-        """
-        if claim.seq >= effect.seq:
-            return False
-        step = claim.path[-1] if claim.path else None
-        if step is not None and step.kind == "With" and step.branch == "items":
-            return _inside_branch(effect, step.container, "body")
-        return happens_before(claim, effect)
-
-    def claimed_before(self, effect: Event) -> Optional[Event]:
-        """A claim taken before ``effect`` and still in force when it runs."""
-        for claim in self.claims:
-            if self.covers(claim, effect):
-                return claim
-        return None
-
-    # -- done-checks ------------------------------------------------------
-
-    def polarity(self, check: Event) -> Optional[bool]:
-        """True when the check's test is true for done work, False for undone."""
-        return self._polarities.get(check.seq)
-
-    def guards(self, check: Event, effect: Event) -> bool:
-        """Whether done-check ``check`` keeps ``effect`` from running on done work."""
-        if check.seq >= effect.seq or not isinstance(check.node, cst.If):
-            return False
-        polarity = self._polarities.get(check.seq)
-        if polarity is None:
-            return False
-        node = check.node
-        if check.seq in self._weak_checks and not check.exits:
-            return False  # if cache.get(memo_key) is None: compute and send
-        if _inside_branch(effect, id(node), "body"):
-            return polarity is False
-        if _inside_branch(effect, id(node), "orelse"):
-            return polarity is True
-        if polarity is not True or not _same_frame(check, effect):
-            return False
-        if check.exits:
-            return happens_before(check, effect)
-        loop = _innermost_loop(check)
-        return (
-            loop is not None
-            and _skips_iteration(node)
-            and _inside_branch(effect, loop, "body")
-            and happens_before(check, effect)
-        )
-
-    def checks_before(self, effect: Event) -> List[Event]:
-        checks = [check for check in self.checks if self.guards(check, effect)]
-        for step in effect.path:
-            if step.kind == "Loop" and step.branch == "body" and step.container in self._loop_checks:
-                checks.append(self._loop_checks[step.container])
-        checks += [
-            fetch for fetch in self._fetch_checks
-            if fetch.seq < effect.seq and happens_before(fetch, effect)
-        ]
-        return sorted(checks, key=lambda check: check.seq)
-
-    def _selects_undone(
-        self, node: cst.BaseExpression, scope: FunctionScope, depth: int, flags_only: bool = False
-    ) -> bool:
-        """A query (through its receivers and local names) filtered to undone rows.
-
-        ``flags_only`` ignores ``status="pending"`` style filters: whether a
-        pending row *exists* says "queued or in progress" as often as "not done".
-        """
-        if depth > 8:
-            return False
-        if isinstance(node, cst.Name):
-            value = self.knowledge.visible_value(node.value, scope)
-            return (
-                value is not None
-                and value is not node
-                and self._selects_undone(value, scope, depth + 1, flags_only)
-            )
-        if isinstance(node, (cst.Subscript, cst.Attribute)):
-            return self._selects_undone(node.value, scope, depth + 1, flags_only)
-        if isinstance(node, cst.Await):
-            return self._selects_undone(node.expression, scope, depth + 1, flags_only)
-        if not isinstance(node, cst.Call):
-            return False
-        method = _method_name(node)
-        if method in ("filter", "exclude", "get", "aget") and any(
-            arg.keyword is not None
-            and _filters_undone(arg.keyword.value, arg.value, method == "exclude", flags_only)
-            for arg in node.args
-        ):
-            return True
-        return self._selects_undone(node.func, scope, depth + 1, flags_only)
-
-    def checked_before(self, effect: Event) -> Optional[Event]:
-        """A done-check that runs before ``effect`` and guards it."""
-        checks = self.checks_before(effect)
-        return checks[0] if checks else None
-
-    def race_window(self, effect: Event) -> Optional[Event]:
-        """The done-check of a check-then-act race on ``effect``, if any.
-
-        The race is closed by a test-and-set claim held at the effect, or by
-        a lock held at the effect inside which a guarding check runs.
-        """
-        checks = self.checks_before(effect)
-        if not checks:
-            return None
-        for claim in self.claims:
-            if not self.covers(claim, effect):
-                continue
-            if not self.is_lock(claim):
-                return None
-            if any(claim.seq < check.seq and happens_before(claim, check) for check in checks):
-                return None
-        return checks[0]
-
-    # -- polarity of a test -----------------------------------------------
-
-    def _polarity(
-        self, node: cst.BaseExpression, scope: FunctionScope, depth: int
-    ) -> Optional[bool]:
-        if depth > 6:
-            return None
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
-            inner = self._polarity(node.expression, scope, depth + 1)
-            return None if inner is None else not inner
-        if isinstance(node, cst.BooleanOperation):
-            return _combine(
-                [
-                    self._polarity(node.left, scope, depth + 1),
-                    self._polarity(node.right, scope, depth + 1),
-                ]
-            )
-        if isinstance(node, cst.Await):
-            return self._polarity(node.expression, scope, depth + 1)
-        if isinstance(node, cst.NamedExpr):
-            return self._polarity(node.value, scope, depth + 1)
-        if isinstance(node, cst.Comparison):
-            return self._comparison(node, scope, depth)
-        if isinstance(node, cst.Call):
-            return self._call(node, scope, depth)
-        if isinstance(node, cst.Attribute):
-            return True if _is_done_flag(node.attr.value) else None
-        if isinstance(node, cst.Name):
-            if _says_checked_done(node.value):
-                return True
-            value = self.knowledge.visible_value(node.value, scope)
-            if value is not None and value is not node and not isinstance(value, cst.Name):
-                return self._polarity(value, scope, depth + 1)
-        return None
-
-    def _comparison(
-        self, node: cst.Comparison, scope: FunctionScope, depth: int
-    ) -> Optional[bool]:
-        if len(node.comparisons) != 1:
-            return None
-        target = node.comparisons[0]
-        operator = target.operator
-        right = target.comparator
-        positive = isinstance(operator, (cst.Equal, cst.Is, cst.In))
-        negative = isinstance(operator, (cst.NotEqual, cst.IsNot, cst.NotIn))
-        left = node.left
-        if _is_none(right) or _is_literal(right, "False"):
-            flipped = self._polarity(left, scope, depth + 1)
-            if flipped is None or not (positive or negative):
-                return None
-            return flipped if negative else not flipped
-        if _is_literal(right, "True"):
-            same = self._polarity(left, scope, depth + 1)
-            return None if same is None or not (positive or negative) else (same if positive else not same)
-        if isinstance(right, cst.Integer) and right.value in ("0", "1"):
-            same = self._polarity(left, scope, depth + 1)
-            if same is None:
-                return None
-            zero = right.value == "0"
-            if isinstance(operator, (cst.GreaterThan, cst.NotEqual)) and zero:
-                return same
-            if isinstance(operator, cst.GreaterThanEqual) and not zero:
-                return same
-            if isinstance(operator, (cst.Equal, cst.LessThanEqual)) and zero:
-                return not same
-            if isinstance(operator, cst.LessThan) and not zero:
-                return not same
-            return None
-        if not (positive or negative):
-            return None
-        names_state = any(_names_checked_state(n) for n in _expression_nodes(right))
-        if isinstance(left, cst.Attribute) and catalog.STATUS_FIELDS.match(left.attr.value):
-            return (positive if names_state else None)
-        if isinstance(left, cst.Name) and catalog.STATUS_FIELDS.match(left.value):
-            return (positive if names_state else None)
-        read = self._polarity(left, scope, depth + 1)
-        if read is True and isinstance(operator, (cst.Equal, cst.NotEqual)):
-            return read if positive else not read  # r.get(k) == b"sent"
-        return None
-
-    def _call(self, call: cst.Call, scope: FunctionScope, depth: int) -> Optional[bool]:
-        method = _method_name(call)
-        if method is not None and method in catalog.LOOKUP_METHODS:
-            if method in ("get", "aget"):
-                lookup = self._key_lookup(call, scope)
-                if lookup == "weak":
-                    self._weak = True
-                return True if lookup is not None else None
-            # filter(sent_at__isnull=True).exists() is true while NOT done
-            if method in ("first", "afirst"):
-                return not self._selects_undone(call.func, scope, depth + 1)
-            return not self._selects_undone(call.func, scope, depth + 1, flags_only=True)
-        returned = self._returns.get(id(call), [])
-        found = _combine(
-            [self._returned(e, depth) for e in returned if e.value is not None]
-        )
-        if found is not None:
-            return found
-        name = _spelled(call.func)
-        verbs = catalog.words(name)
-        if "mark" not in verbs and "set" not in verbs and _says_checked_done(name):
-            return True  # if already_sent(order_id): return
-        return None
-
-    def _returned(self, event: Event, depth: int) -> Optional[bool]:
-        """What a helper's ``return`` says: a done read, or ``return True``
-        from the body of ``if order.notified:``."""
-        value = event.value
-        assert value is not None
-        truth = _literal_truth(value)
-        if truth is None:
-            return self._polarity(value, event.scope, depth + 1)
-        for step in reversed(event.path):
-            if step.boundary:
-                return None
-            if step.kind == "If" and step.container in self._by_node:
-                when_done = self._by_node[step.container] == (step.branch == "body")
-                return truth if when_done else not truth
-        return None
-
-    def _key_lookup(self, call: cst.Call, scope: FunctionScope) -> Optional[str]:
-        """``cache.get(k)``, ``redis_client.get(k)``; not ``payload.get("email")``.
-
-        ``"weak"`` when the key is visible and says nothing about done work
-        (``cache.get(f"fx-rate:{currency}")``): a memo, unless the task
-        returns early on it.
-        """
-        func = call.func
-        if not isinstance(func, cst.Attribute) or _is_orm_manager(call):
-            return None
-        key = argument(call, 0, "key") or argument(call, 0, "name")
-        text = self.knowledge.string_value(key, scope) if key is not None else None
-        receiver = scope.resolver.resolve(func.value) or ""
-        if not catalog.words(f"{receiver} {_spelled(func.value)}").isdisjoint(_KEY_STORE_WORDS):
-            return "weak" if text is not None and not catalog.says_done(text) else "strong"
-        if text is not None:
-            if catalog.says_done(text):
-                return "strong"
-            return "weak" if ":" in text else None
-        if key is not None and isinstance(key, cst.Name) and "key" in catalog.words(key.value):
-            return "strong"
-        return None
-
-
-# Words of a receiver that make ``.get(key)`` a key-value store lookup.
-_KEY_STORE_WORDS = frozenset(
-    {"redis", "cache", "caches", "memcache", "memcached", "valkey", "keydb", "kv", "aioredis"}
-)
-# Claims that only exclude others while held.
-_LOCK_METHODS = frozenset(
-    {"acquire", "select_for_update", "with_for_update", "try_lock", "try_acquire"}
-)
-_UPSERT_METHODS = frozenset(
-    {"get_or_create", "aget_or_create", "update_or_create", "aupdate_or_create"}
-)
-
-
-def _identifies_row(field: str) -> bool:
-    """A filter on the row's identity, not on its state: ``pk``, ``order_id``."""
-    name = field.lower()
-    for suffix in ("__exact", "__in"):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-    return name in ("pk", "id", "uuid") or name.endswith(("_id", "_pk", "_uuid"))
-
-
-def _spelled(node: cst.BaseExpression) -> str:
-    """The last name of a called expression: ``lock`` for ``r.lock``."""
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return node.value if isinstance(node, cst.Name) else ""
-
-
-# Enqueueing a task named like a sender (``send_push_reminder.delay(...)``)
-# schedules work; the task that runs it is analysed on its own.
-_ENQUEUE_METHODS = frozenset(
-    {"delay", "apply_async", "kiq", "send_with_options", "enqueue", "s", "si", "signature"}
-)
-
-
-def message_effect(knowledge: Knowledge, event: Event) -> Optional[catalog.NonKeyableEffect]:
-    """The non-keyable side effect (email, SMS, push, chat) this call makes."""
-    effect = knowledge.non_keyable_effect(event)
-    if effect is None or (event.callee or "").rsplit(".", 1)[-1] in _ENQUEUE_METHODS:
-        return None
-    return effect
-
-
-# Status values of rows whose work is still to do.
-_UNDONE_STATE_WORDS = frozenset(
-    {"pending", "queued", "due", "new", "unsent", "scheduled", "waiting", "todo",
-     "outstanding", "unprocessed", "unnotified", "undelivered"}
-)
-
-
-def _filters_undone(
-    lookup: str, value: cst.BaseExpression, exclude: bool, flags_only: bool = False
-) -> bool:
-    """``sent_at__isnull=True``, ``notified=False``, ``status="pending"``;
-    under ``exclude()``: ``status="sent"``, ``notified=True``."""
-    field, _, operator = lookup.partition("__")
-    truth = _literal_truth(value)
-    if _is_done_flag(field):
-        if operator == "isnull":
-            return truth is (not exclude)
-        if operator in ("", "exact"):
-            return truth is exclude or (not exclude and _is_none(value))
-        return False
-    if flags_only or not catalog.STATUS_FIELDS.match(field) or operator not in ("", "exact", "in"):
-        return False
-    texts = [
-        n.evaluated_value
-        for n in _expression_nodes(value)
-        if isinstance(n, cst.SimpleString) and isinstance(n.evaluated_value, str)
-    ]
-    if not texts:
-        return False
-    if exclude:
-        return all(_is_checked_state_text(t) for t in texts)
-    return all(not catalog.words(t).isdisjoint(_UNDONE_STATE_WORDS) for t in texts)
-
-
-def _literal_truth(node: cst.BaseExpression) -> Optional[bool]:
-    if isinstance(node, cst.Name) and node.value in ("True", "False"):
-        return node.value == "True"
-    return None
-
-
-def _combine(polarities: List[Optional[bool]]) -> Optional[bool]:
-    known = {p for p in polarities if p is not None}
-    return known.pop() if len(known) == 1 else None
-
-
-def _unwrap(node: cst.BaseExpression) -> cst.BaseExpression:
-    return node.expression if isinstance(node, cst.Await) else node
-
-
-def _is_literal(node: cst.BaseExpression, value: str) -> bool:
-    return isinstance(node, cst.Name) and node.value == value
-
-
-def _says_checked_done(name: str) -> bool:
-    return not catalog.words(name).isdisjoint(catalog.CHECKED_DONE_STATES | {"done"})
-
-
-def _is_done_flag(field: str) -> bool:
-    return bool(catalog.DONE_FLAG_FIELDS.match(field)) and catalog.words(field).isdisjoint(
-        {"cancelled", "canceled", "voided"}
-    )
-
-
-def _is_conditional_update(call: cst.Call) -> bool:
-    """``filter(pk=pk, state="new").update(...)``: the row count says who won.
-
-    An ``update()`` on a query we cannot see gets the benefit of the doubt;
-    one filtered on the row's identity alone claims nothing.
-    """
-    node: cst.BaseExpression = call.func
-    while isinstance(node, cst.Attribute) and isinstance(node.value, cst.Call):
-        inner = node.value
-        if isinstance(inner.func, cst.Attribute) and inner.func.attr.value in ("filter", "exclude", "where"):
-            for arg in inner.args:
-                if arg.keyword is None or not _identifies_row(arg.keyword.value):
-                    return True
-            return False
-        node = inner.func
-    return True
-
-
-def _inside(event: Event, node: cst.CSTNode) -> bool:
-    return any(step.container == id(node) for step in event.path)
-
-
-def _inside_branch(event: Event, container: int, branch: str) -> bool:
-    return any(step.container == container and step.branch == branch for step in event.path)
-
-
-def _frame(event: Event) -> Optional[int]:
-    """The function body (task, or one helper call) an event runs in."""
-    frame = None
-    for step in event.path:
-        if step.boundary:
-            frame = step.container
-    return frame
-
-
-def _same_frame(check: Event, effect: Event) -> bool:
-    """A ``return`` in ``check``'s function also skips ``effect``."""
-    frame = _frame(check)
-    return frame is None or any(step.container == frame for step in effect.path)
-
-
-def _innermost_loop(event: Event) -> Optional[int]:
-    loop = None
-    for step in event.path:
-        if step.boundary:
-            loop = None  # ``continue`` cannot leave a function
-        if step.kind == "Loop" and step.branch == "body":
-            loop = step.container
-    return loop
-
-
-def _skips_iteration(node: cst.If) -> bool:
-    return any(
-        isinstance(statement, cst.SimpleStatementLine)
-        and any(isinstance(small, cst.Continue) for small in statement.body)
-        for statement in node.body.body
-    )
-
-
-def _reads_done_state(test: cst.BaseExpression, scope: FunctionScope, knowledge: Knowledge) -> bool:
-    """Whether an ``if`` test reads done state (either polarity)."""
-    guards = Guards(Trace(knowledge.trace.task), knowledge)
-    return guards._polarity(test, scope, 0) is not None
-
-
-def _names_checked_state(node: cst.CSTNode) -> bool:
-    if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
-        text = value if isinstance(value, str) else ""
-    elif isinstance(node, cst.Attribute):
-        text = node.attr.value
-    else:
-        return False
-    return _is_checked_state_text(text)
-
-
-def _is_checked_state_text(text: str) -> bool:
-    """``"sent"``, ``PAID``; not ``NOT_SENT`` or ``"payment_failed"``."""
-    names = catalog.words(text)
-    return names.isdisjoint(catalog.NOT_DONE_WORDS) and not names.isdisjoint(
-        catalog.CHECKED_DONE_STATES
-    )
-
-
-def _is_orm_manager(call: cst.Call) -> bool:
-    """``Order.objects.get(...)``: a row fetch, not a key lookup."""
-    func = call.func
-    return isinstance(func, cst.Attribute) and (
-        isinstance(func.value, cst.Attribute) and func.value.attr.value == "objects"
-    )
-
-
-def _expression_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    yield node
-    if isinstance(node, (cst.Lambda,)):
-        return
-    for child in node.children:
-        yield from _expression_nodes(child)
-
-
-def numeric_value(
-    node: Optional[cst.BaseExpression], scope: FunctionScope, constants: Dict[str, cst.BaseExpression], depth: int = 0
-) -> Optional[float]:
-    """The value of a literal, a module constant or simple arithmetic on them."""
-    if node is None or depth > 8:
-        return None
-    if isinstance(node, (cst.Integer, cst.Float)):
-        return float(node.evaluated_value)
-    if isinstance(node, cst.Name) and node.value not in scope.parameters:
-        return numeric_value(constants.get(node.value), scope, constants, depth + 1)
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        inner = numeric_value(node.expression, scope, constants, depth + 1)
-        return -inner if inner is not None else None
-    if isinstance(node, cst.BinaryOperation):
-        left = numeric_value(node.left, scope, constants, depth + 1)
-        right = numeric_value(node.right, scope, constants, depth + 1)
-        if left is None or right is None:
-            return None
-        operator = node.operator
-        if isinstance(operator, cst.Multiply):
-            return left * right
-        if isinstance(operator, cst.Add):
-            return left + right
-        if isinstance(operator, cst.Subtract):
-            return left - right
-        if isinstance(operator, (cst.Divide, cst.FloorDivide)) and right:
-            return left / right if isinstance(operator, cst.Divide) else left // right
-        return None
-    if isinstance(node, cst.Call) and scope.resolver.resolve(node.func) in (
-        "datetime.timedelta",
-        "timedelta",
-    ):
-        return _timedelta_seconds(node, scope, constants, depth)
-    return None
-
-
-_TIMEDELTA_UNITS = {"weeks": 604800, "days": 86400, "hours": 3600, "minutes": 60, "seconds": 1, "milliseconds": 0.001}
-
-
-def _timedelta_seconds(
-    call: cst.Call, scope: FunctionScope, constants: Dict[str, cst.BaseExpression], depth: int
-) -> Optional[float]:
-    total = 0.0
-    for position, arg in enumerate(call.args):
-        unit = arg.keyword.value if arg.keyword is not None else ("days", "seconds")[min(position, 1)]
-        value = numeric_value(arg.value, scope, constants, depth + 1)
-        if value is None or unit not in _TIMEDELTA_UNITS:
-            return None
-        total += value * _TIMEDELTA_UNITS[unit]
-    return total
-
-
-# -- set-if-absent: lock or cache fill (appended for IDM005/IDM012) ---------
-
-# Lock APIs that return a lock object instead of storing a value.
-_LOCK_OBJECT_PATTERNS = frozenset({"redis_lock.Lock", "redis.*Lock", "*.lock"})
-_LOCK_KEY_WORDS = frozenset(
-    {"lock", "locks", "mutex", "claim", "claimed", "guard", "running", "busy",
-     "inflight", "semaphore", "singleton", "exclusive", "lease"}
-)
-_LOCK_TOKEN_WORDS = frozenset(
-    {"token", "owner", "worker", "holder", "lock", "id", "ident", "pid", "host",
-     "hostname", "uuid", "uuid1", "uuid4", "hex", "request", "job", "task",
-     "node", "nonce", "oid"}
-)
 
 
 def stores_lock_token(event: Event, knowledge: Knowledge) -> bool:
@@ -1022,10 +333,10 @@ def stores_lock_token(event: Event, knowledge: Knowledge) -> bool:
     call = event.node
     if api is None or not isinstance(call, cst.Call):
         return False
-    if api.pattern in _LOCK_OBJECT_PATTERNS:
+    if api.pattern in catalog.LOCK_OBJECT_APIS:
         return True
     key = argument(call, api.key_position, api.key_keyword)
-    if key is not None and not _lock_words(key, event.scope, knowledge).isdisjoint(_LOCK_KEY_WORDS):
+    if key is not None and not _lock_words(key, event.scope, knowledge).isdisjoint(catalog.LOCK_KEY_WORDS):
         return True
     value = argument(call, api.key_position + 1, "value")
     if value is None:
@@ -1037,7 +348,7 @@ def stores_lock_token(event: Event, knowledge: Knowledge) -> bool:
         return True
     if isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
         return True
-    return not _lock_words(value, event.scope, knowledge).isdisjoint(_LOCK_TOKEN_WORDS)
+    return not _lock_words(value, event.scope, knowledge).isdisjoint(catalog.LOCK_TOKEN_WORDS)
 
 
 def _lock_words(

@@ -9,7 +9,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.analysis import Event, Trace, call_label, happens_before
+from idemlint.analysis import Event, Trace, call_label, happens_before, source_text
 from idemlint.effects import Knowledge, argument
 from idemlint.names import dotted_name
 from idemlint.rules.base import TaskRule, Violation, where
@@ -124,7 +124,7 @@ def _markers(trace: Trace, knowledge: Knowledge) -> Iterator[_Marker]:
                 yield _Marker(
                     assignment.node,
                     event,
-                    f"`{_source(assignment.node)}`",
+                    f"`{source_text(assignment.node, 60)}`",
                     dedup=False,
                 )
         marker = _call_marker(event, call, knowledge)
@@ -315,8 +315,3 @@ def _leading_word(name: str) -> str:
 def _is_exception(call: cst.Call) -> bool:
     name = dotted_name(call.func) or ""
     return name.endswith(("Error", "Exception")) or name.split(".")[-1] in ("retry", "Retry", "Reject")
-
-
-def _source(node: cst.CSTNode) -> str:
-    code = cst.Module(body=[]).code_for_node(node).strip()
-    return code if len(code) <= 60 else code[:57] + "..."

@@ -8,24 +8,13 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.analysis import Event, FunctionScope, Trace, call_label
+from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_text
 from idemlint.effects import Knowledge, argument, stores_lock_token
 from idemlint.rules.base import TaskRule, Violation, where
 
-# Commands that remove a key whatever it holds.
-_DELETE_METHODS = frozenset(
-    {"delete", "adelete", "unlink", "getdel", "delete_many", "adelete_many"}
-)
-# python-redis-lock's "forcibly deletes the lock" calls.
-_FORCED_RESETS: Tuple[str, ...] = ("redis_lock.Lock().reset", "redis_lock.reset_all")
-# Receivers whose ``delete``/``unlink`` is a file or an HTTP request, not a key.
-_NOT_KEY_STORES = frozenset(
-    {"os", "pathlib", "shutil", "tempfile", "requests", "httpx", "aiohttp", "urllib3", "boto3"}
-)
 # Keywords a key-value delete accepts (Django's cache ``version``); any other
 # keyword (``timeout=``, ``headers=``) means an HTTP or ORM call.
 _DELETE_KEYWORDS = frozenset({"version"})
-_LOCK_WORDS = frozenset({"lock", "locks", "mutex"})
 # A delete under ``if time.monotonic() < deadline:`` runs only while the lock
 # cannot have expired (Celery's "one task at a time" cookbook recipe).
 _CLOCKS: Tuple[str, ...] = (
@@ -131,7 +120,7 @@ def rebuild_report(report_id):
             call = event.node
             if not isinstance(call, cst.Call):
                 continue
-            if catalog.matches_any(_FORCED_RESETS, event.callee):
+            if catalog.matches_any(catalog.FORCED_LOCK_RESETS, event.callee):
                 yield Violation(
                     call,
                     f"`{call_label(call)}` in {where(event, trace.task.name)} force-deletes "
@@ -162,7 +151,7 @@ def rebuild_report(report_id):
                 yield Violation(
                     call,
                     f"`{call_label(call)}` in {where(event, trace.task.name)} deletes "
-                    f"the lock key `{_short(key)}` ({how}) without an atomic ownership "
+                    f"the lock key `{source_text(key, 60)}` ({how}) without an atomic ownership "
                     f"check{note}; if the TTL expired and another worker took the lock, "
                     "this deletes that worker's lock and a third worker runs the same "
                     "work concurrently",
@@ -210,7 +199,7 @@ class _KeyOrigins:
                 found.add(("const", node.value))
                 found |= self.origins(self.constants[node.value], scope, depth + 1)
         elif isinstance(node, (cst.Attribute, cst.Subscript)):
-            found.add(("expr", _source(node)))
+            found.add(("expr", source_text(node)))
         text = _text(node)
         if text is not None and _ALNUM.search(text.replace("{}", "")):
             found.add(("text", text))
@@ -269,7 +258,7 @@ def _text(node: cst.BaseExpression) -> Optional[str]:
 
 def _says_lock(origins: Set[Origin]) -> bool:
     for _, value in origins:
-        if not catalog.words(value).isdisjoint(_LOCK_WORDS):
+        if not catalog.words(value).isdisjoint(catalog.LOCK_NAME_WORDS):
             return True
     return False
 
@@ -283,10 +272,10 @@ def _looks_like_url(origins: Set[Origin]) -> bool:
 
 def _is_key_delete(event: Event, knowledge: Knowledge) -> bool:
     call = event.node
-    if not isinstance(call, cst.Call) or _method(call) not in _DELETE_METHODS:
+    if not isinstance(call, cst.Call) or _method(call) not in catalog.KEY_DELETE_METHODS:
         return False
     callee = event.callee or ""
-    if callee.split(".")[0] in _NOT_KEY_STORES:
+    if callee.split(".")[0] in catalog.NOT_KEY_STORE_MODULES:
         return False
     if knowledge.keyable_effect(event) is not None:
         return False
@@ -344,7 +333,7 @@ def _watched(event: Event, watched: List[Event]) -> bool:
 
 def _receiver(node: cst.CSTNode) -> Optional[str]:
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-        return _source(node.func.value)
+        return source_text(node.func.value)
     return None
 
 
@@ -362,13 +351,3 @@ def _nodes(node: Optional[cst.CSTNode]) -> Iterator[cst.CSTNode]:
         yield from _nodes(child)
 
 
-_EMPTY = cst.Module(body=[])
-
-
-def _source(node: cst.CSTNode) -> str:
-    return _EMPTY.code_for_node(node)
-
-
-def _short(node: cst.BaseExpression) -> str:
-    text = " ".join(_source(node).split())
-    return text if len(text) <= 60 else text[:57] + "..."

@@ -8,8 +8,8 @@ from typing import Dict, Iterator, List, Optional, Tuple
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.analysis import Event, FunctionScope, Trace, call_label
-from idemlint.effects import Knowledge, argument
+from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_text
+from idemlint.effects import Knowledge, argument, is_none
 from idemlint.names import Resolver
 from idemlint.rules.base import TaskRule, Violation, where
 from idemlint.tasks import Task
@@ -107,7 +107,7 @@ def rebuild_report(report_id):
             yield Violation(
                 call,
                 f"`{call_label(call)}` in {where(event, trace.task.name)} takes a lock "
-                f"that expires after {_seconds(seconds)} (`{keyword}={_code(expression)}`), "
+                f"that expires after {_seconds(seconds)} (`{keyword}={source_text(expression, 40)}`), "
                 f"shorter than {limit.describe()}; the lock can expire while the task "
                 "still runs, and a redelivery then takes it and both executions run at once",
             )
@@ -148,12 +148,6 @@ def _format(value: float) -> str:
     return f"{value:.3f}".rstrip("0").rstrip(".")
 
 
-_EMPTY = cst.Module([])
-
-
-def _code(node: cst.CSTNode) -> str:
-    text = " ".join(_EMPTY.code_for_node(node).split())
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _time_limit(task: Task, values: "_Values", resolver: Resolver) -> Optional[_Limit]:
@@ -210,11 +204,11 @@ def _ttl_argument(
         if name in catalog.ABSOLUTE_LOCK_TTL_KEYWORDS:
             return None
         if name in api.ttl_keywords:
-            return None if _is_none(arg.value) else (arg.value, name)
+            return None if is_none(arg.value) else (arg.value, name)
     if api.ttl_position is None or not api.ttl_keywords:
         return None
     value = argument(call, api.ttl_position, None)
-    if value is None or _is_none(value):
+    if value is None or is_none(value):
         return None
     return value, api.ttl_keywords[0]
 
@@ -242,10 +236,6 @@ def _renewed(event: Event, call: cst.Call, api: catalog.LockApi, calls: List[Eve
         ):
             return True
     return False
-
-
-def _is_none(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
 
 
 class _Values:

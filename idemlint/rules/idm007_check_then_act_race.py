@@ -7,7 +7,8 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from idemlint.analysis import Event, Trace, call_label
-from idemlint.effects import Guards, Knowledge, message_effect
+from idemlint.effects import Knowledge
+from idemlint.guards import Guards, message_effect
 from idemlint.rules.base import TaskRule, Violation, where
 
 

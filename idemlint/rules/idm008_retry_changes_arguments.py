@@ -8,7 +8,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.analysis import Event, FunctionScope, Trace, call_label
+from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_text
 from idemlint.effects import Knowledge
 from idemlint.rules.base import TaskRule, Violation, where
 from idemlint.tasks import Task
@@ -18,7 +18,6 @@ _MUTATING_METHODS = frozenset(
     {"update", "setdefault", "append", "extend", "insert", "pop", "popitem",
      "remove", "clear", "add", "discard", "__setitem__"}
 )
-_EMPTY = cst.Module([])
 # Celery's own methods on a bound task instance; other names on ``self`` may be
 # the class's own methods.
 _BOUND_TASK_METHODS = frozenset({"retry", "apply_async", "delay"})
@@ -105,7 +104,7 @@ def charge_order(self, order_id):
                 continue
             label = call_label(call)
             if label.startswith("...."):
-                label = f"{_code(call.func)}()"
+                label = f"{source_text(call.func, 48)}()"
             place = where(event, trace.task.name)
             if retry:
                 yield Violation(
@@ -150,11 +149,6 @@ def _signature(task: Task) -> _Signature:
 def _first_parameter(function: cst.FunctionDef) -> Optional[str]:
     params = (*function.params.posonly_params, *function.params.params)
     return params[0].name.value if params else None
-
-
-def _code(node: cst.CSTNode) -> str:
-    text = " ".join(_EMPTY.code_for_node(node).split())
-    return text if len(text) <= 48 else text[:45] + "..."
 
 
 _Assignment = Tuple[int, Optional[cst.BaseExpression], FunctionScope]
@@ -400,9 +394,9 @@ class _Judge:
                     continue
                 return None  # positions after an unknown unpacking cannot be matched
             if unpacked:
-                return f"`{_code(value)}` appended to its own arguments"
+                return f"`{source_text(value, 48)}` appended to its own arguments"
             if index >= len(names):
-                return f"`{_code(value)}` as an extra positional argument"
+                return f"`{source_text(value, 48)}` as an extra positional argument"
             expected = names[index]
             if not self._unchanged(value, expected, scope, seq):
                 return _replaces(value, expected)
@@ -419,7 +413,7 @@ class _Judge:
                 # ``**self.request.kwargs`` passes through; unknown mappings are not judged.
                 continue
             if key not in self.signature.names and self.signature.star_kwarg is None:
-                return f"`{key}={_code(value)}`, which is not one of its arguments"
+                return f"`{key}={source_text(value, 48)}`, which is not one of its arguments"
             if not self._unchanged(value, key, scope, seq):
                 return _replaces(value, key)
         return None
@@ -548,7 +542,7 @@ class _Judge:
 def _replaces(value: cst.BaseExpression, expected: str) -> str:
     if isinstance(value, cst.Name) and value.value == expected:
         return f"`{expected}` after it was reassigned or modified"
-    return f"`{_code(value)}` for its argument `{expected}`"
+    return f"`{source_text(value, 48)}` for its argument `{expected}`"
 
 
 def _unwrap(

@@ -9,7 +9,8 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.analysis import Event, Trace, call_label, happens_before
-from idemlint.effects import Guards, Knowledge
+from idemlint.effects import Knowledge
+from idemlint.guards import Guards
 from idemlint.names import dotted_name
 from idemlint.rules.base import TaskRule, Violation, where
 
@@ -109,7 +110,7 @@ def charge_customer(idempotency_key, order_id, amount_cents):
             if insert is None:
                 continue
             if guards is None:
-                guards = Guards(trace, knowledge)
+                guards = Guards.of(trace, knowledge)
             if guards.claimed_before(event) is not None:
                 continue
             error = next(

@@ -7,31 +7,10 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.analysis import Event, Trace, call_label
-from idemlint.effects import Knowledge, argument, stores_lock_token
+from idemlint.analysis import Event, Trace, call_label, source_text
+from idemlint.effects import Knowledge, argument, is_none, stores_lock_token
 from idemlint.rules.base import TaskRule, Violation, where
 
-# Lock APIs that build a lock object (acquired later, or by ``with``) rather
-# than returning whether the lock was taken.
-_LOCK_OBJECT_APIS = frozenset({"redis_lock.Lock", "redis.*Lock", "*.lock"})
-# Lock objects whose ``acquire()`` can be told not to wait: redis-py's Lock
-# (``r.lock(...)``), python-redis-lock, pottery's Redlock, sherlock.
-_DISTRIBUTED_LOCKS: Tuple[str, ...] = (
-    "redis_lock.Lock()",
-    "redis.*",
-    "*.lock()",
-    "pottery.*",
-    "sherlock.*",
-    "aioredlock.*",
-)
-# ``cache.add(k, v, timeout)`` is a lock only on a cache; ``tar.add(path,
-# arcname)`` is not.
-_CACHE_WORDS = frozenset({"cache", "caches", "memcache", "memcached", "mc", "redis"})
-_CACHE_MODULES = frozenset(
-    {"django", "pymemcache", "memcache", "pylibmc", "bmemcached", "aiomcache",
-     "aiocache", "flask_caching", "cachelib", "werkzeug", "diskcache", "redis"}
-)
-_LOCK_WORDS = frozenset({"lock", "locks", "mutex"})
 _MAX_HOPS = 4
 _DROPPED_OBJECT = "object"
 _CONSEQUENCE = (
@@ -39,7 +18,6 @@ _CONSEQUENCE = (
     "and the task runs the work anyway, concurrently with that worker"
 )
 
-_EMPTY = cst.Module(body=[])
 
 
 class LockResultIgnored(TaskRule):
@@ -141,7 +119,7 @@ def export_invoices(account_id):
             return None
         api = knowledge.lock_api(event)
         if api is not None:
-            if api.pattern in _LOCK_OBJECT_APIS:
+            if api.pattern in catalog.LOCK_OBJECT_APIS:
                 if event.discarded and _is_redis(event, call):
                     return _DROPPED_OBJECT
                 return None
@@ -255,7 +233,7 @@ def _can_fail(event: Event, call: cst.Call, knowledge: Knowledge, flow: _ResultF
             maker = flow.calls.get(id(value))
             if maker is not None and knowledge.lock_api(maker) is not None:
                 built = value
-    if built is None and not catalog.matches_any(_DISTRIBUTED_LOCKS, resolved):
+    if built is None and not catalog.matches_any(catalog.DISTRIBUTED_LOCK_OBJECTS, resolved):
         return False
     # redis-py: ``acquire(blocking=None, blocking_timeout=None)`` falls back
     # to the values the lock was built with; python-redis-lock's
@@ -282,7 +260,7 @@ def _keyword(
             (a.value for a in call.args if a.keyword is not None and a.keyword.value == name),
             None,
         )
-    return None if value is None or _is_none(value) else value
+    return None if value is None or is_none(value) else value
 
 
 def _is_cache_add(event: Event, call: cst.Call, api: catalog.LockApi, knowledge: Knowledge) -> bool:
@@ -290,23 +268,23 @@ def _is_cache_add(event: Event, call: cst.Call, api: catalog.LockApi, knowledge:
     if receiver is None:
         return False
     resolved = event.scope.resolver.resolve(receiver) or ""
-    if resolved.split(".")[0] in _CACHE_MODULES:
+    if resolved.split(".")[0] in catalog.CACHE_MODULES:
         return True
-    spelled = f"{resolved} {_EMPTY.code_for_node(receiver)}"
-    if not catalog.words(spelled).isdisjoint(_CACHE_WORDS):
+    spelled = f"{resolved} {source_text(receiver)}"
+    if not catalog.words(spelled).isdisjoint(catalog.CACHE_RECEIVER_WORDS):
         return True
     key = argument(call, api.key_position, api.key_keyword)
     if key is None:
         return False
     text = knowledge.string_value(key, event.scope)
-    named = _EMPTY.code_for_node(key)
-    return not catalog.words(f"{text or ''} {named}").isdisjoint(_LOCK_WORDS)
+    named = source_text(key)
+    return not catalog.words(f"{text or ''} {named}").isdisjoint(catalog.LOCK_NAME_WORDS)
 
 
 def _is_redis(event: Event, call: cst.Call) -> bool:
     if isinstance(call.func, cst.Attribute):
         receiver = call.func.value
-        spelled = f"{event.scope.resolver.resolve(receiver) or ''} {_EMPTY.code_for_node(receiver)}"
+        spelled = f"{event.scope.resolver.resolve(receiver) or ''} {source_text(receiver)}"
         return "redis" in spelled.lower()
     return catalog.matches_any(("redis_lock.Lock", "redis.*Lock"), event.callee)
 
@@ -338,10 +316,6 @@ def _is_false(node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.Name):
         return node.value == "False"
     return isinstance(node, cst.Integer) and node.value == "0"
-
-
-def _is_none(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def _is_minus_one(node: cst.BaseExpression) -> bool:

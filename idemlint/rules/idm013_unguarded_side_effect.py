@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Iterator, Optional
 
 from idemlint.analysis import Trace, call_label
-from idemlint.effects import Guards, Knowledge, message_effect
+from idemlint.effects import Knowledge
+from idemlint.guards import Guards, message_effect
 from idemlint.rules.base import TaskRule, Violation, where
 
 
