@@ -348,10 +348,10 @@ def find_tasks(
         if registered is not None and id(registered) not in found:
             found[id(registered)] = Task(name, registered, framework, options)
     for settings in index.arq_settings:
-        for name in _arq_function_names(settings, resolver):
+        for name, options in _arq_functions(settings, resolver):
             listed = index.functions.get(name)
             if listed is not None and id(listed) not in found:
-                found[id(listed)] = Task(name, listed, "arq", {})
+                found[id(listed)] = Task(name, listed, "arq", options)
     for owner in _task_classes(index, resolver):
         run = index.methods(owner).get("run")
         if run is not None and id(run) not in found:
@@ -382,25 +382,33 @@ def _decorated_task(
     return None
 
 
-def _arq_function_names(settings: cst.ClassDef, resolver: Resolver) -> List[str]:
-    names: List[str] = []
+def _arq_functions(
+    settings: cst.ClassDef, resolver: Resolver
+) -> List[Tuple[str, Dict[str, cst.BaseExpression]]]:
+    """Functions listed in ``functions``/``cron_jobs``, with ``func(f, timeout=...)`` options."""
+    listed: List[Tuple[str, Dict[str, cst.BaseExpression]]] = []
     for statement in settings.body.body:
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
         for small in statement.body:
-            if not isinstance(small, cst.Assign):
+            if not isinstance(small, cst.Assign) or not any(
+                isinstance(t.target, cst.Name) and t.target.value in catalog.ARQ_SETTINGS_LISTS
+                for t in small.targets
+            ):
                 continue
             if not isinstance(small.value, (cst.List, cst.Tuple)):
                 continue
             for element in small.value.elements:
                 value = element.value
+                options: Dict[str, cst.BaseExpression] = {}
                 if isinstance(value, cst.Call) and resolver.resolve(value.func) in (
                     catalog.ARQ_WRAPPERS
                 ):
+                    options = _keywords(value)
                     value = _argument(value, 0, ("coroutine",)) or value
                 if isinstance(value, cst.Name):
-                    names.append(value.value)
-    return names
+                    listed.append((value.value, options))
+    return listed
 
 
 def _task_classes(index: ModuleIndex, resolver: Resolver) -> List[cst.ClassDef]:
