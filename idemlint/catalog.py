@@ -516,7 +516,16 @@ CLAIM_CALLS: Tuple[str, ...] = (
     "*.{get_or_create,aget_or_create,update_or_create,aupdate_or_create}",
     "*.{try_lock,try_acquire}",
 )
-SQL_CLAIM = re.compile(r"for\s+update|on\s+conflict|advisory_lock|insert\s+ignore", re.IGNORECASE)
+SQL_CLAIM = re.compile(
+    r"for\s+update|on\s+conflict|advisory_lock|insert\s+ignore"
+    # a conditional UPDATE: ... SET status = 'sending' WHERE ... status = 'pending'
+    r"|\bupdate\b.*\bset\b.*\bwhere\b.*\b(status|state)\b\s*(=|in\b|<>|!=)",
+    re.IGNORECASE | re.DOTALL,
+)
+# Writes whose IntegrityError, when caught, makes them a unique-insert claim.
+UNIQUE_INSERT_METHODS = INSERT_METHODS | {"add", "save", "execute", "commit", "flush"}
+# Wrappers around SQL text: sqlalchemy.text("...").
+SQL_TEXT_WRAPPERS: Tuple[str, ...] = ("sqlalchemy.text", "sqlalchemy.sql.text", "sqlalchemy.sql.expression.text")
 
 # Exceptions a unique insert raises on a duplicate.
 DUPLICATE_ERRORS = re.compile(r"(IntegrityError|UniqueViolation(Error)?|DuplicateKeyError)\Z")
@@ -540,6 +549,7 @@ BOOKKEEPING_CALLS: Tuple[str, ...] = (
     "*.objects.{get,filter,exclude,select_for_update,all,only,values,"
     "values_list,first,last,count,exists,get_or_create,update_or_create,order_by}",
     "*{release,unlock}*",
+    "*.register_script()",
     "*.{release,acquire,extend,eval,evalsha,raise_for_status,json,read,wait,"
     "get,filter,exclude,select_for_update,refresh_from_db,save,update,"
     "delete,commit,flush,rollback,add,query,all,first,one,scalar,"

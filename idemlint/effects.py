@@ -95,6 +95,10 @@ class Knowledge:
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             if node.func.attr.value == "format":
                 return self.string_value(node.func.value, scope)
+        if isinstance(node, cst.Call) and node.args and catalog.matches_any(
+            catalog.SQL_TEXT_WRAPPERS, scope.resolver.resolve(node.func)
+        ):
+            return self.string_value(node.args[0].value, scope)
         return None
 
     # -- side effects -----------------------------------------------------

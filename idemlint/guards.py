@@ -117,7 +117,7 @@ class Guards:
                 return self._created_flag_used(event)
             return True
         method = method_name(call)
-        if method in catalog.INSERT_METHODS | {"add", "save", "execute"} and any(
+        if method in catalog.UNIQUE_INSERT_METHODS and any(
             catalog.DUPLICATE_ERRORS.search(name) for name in event.caught
         ):
             return True
