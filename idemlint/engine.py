@@ -16,7 +16,7 @@ import tokenize
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Iterable, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Iterable, List, Set, Tuple, Union
 
 from idemlint.discovery import Selection, discover
 from idemlint.findings import FileProblem, Finding
@@ -113,9 +113,9 @@ def _lint_text(text: str, path: str, settings: Settings, apply_noqa: bool) -> Li
     # libcst's native parser crashes the process (not an exception) on input
     # nested thousands deep; CPython's own parser rejects all of it first, and
     # costs a tenth of the libcst parse, so it screens every file we analyse.
-    problem = _python_syntax_error(text, path)
-    if problem is not None:
-        return LintResult(problems=(problem,))
+    tree = _python_ast(text, path)
+    if isinstance(tree, FileProblem):
+        return LintResult(problems=(tree,))
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
@@ -127,10 +127,10 @@ def _lint_text(text: str, path: str, settings: Settings, apply_noqa: bool) -> Li
             )
         )
     try:
-        reported = _analyse(module, path, settings, scan_bodies="enqueue" in text)
+        reported, walked = _analyse(module, path, settings, scan_bodies="enqueue" in text)
         if not reported:
             return LintResult()
-        findings = _locate(module, reported, path)
+        findings = _locate(module, tree, reported, walked, path)
     except RecursionError:
         return LintResult(problems=(FileProblem(path, 1, 1, "E999", _TOO_DEEP),))
     if apply_noqa:
@@ -141,12 +141,12 @@ def _lint_text(text: str, path: str, settings: Settings, apply_noqa: bool) -> Li
 _TOO_DEEP = "file is nested too deeply to analyse"
 
 
-def _python_syntax_error(text: str, path: str) -> Optional[FileProblem]:
-    """E999 where CPython puts the error, or None when CPython accepts the file."""
+def _python_ast(text: str, path: str) -> Union[ast.Module, FileProblem]:
+    """CPython's AST of the file, or E999 where CPython puts the error."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+            tree = compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as error:
         return FileProblem(path, error.lineno or 1, max(error.offset or 1, 1), "E999",
                            f"{type(error).__name__}: {error.msg}")
@@ -154,12 +154,14 @@ def _python_syntax_error(text: str, path: str) -> Optional[FileProblem]:
         return FileProblem(path, 1, 1, "E999", _TOO_DEEP)
     except ValueError as error:
         return FileProblem(path, 1, 1, "E999", f"SyntaxError: {error}")
-    return None
+    assert isinstance(tree, ast.Module)
+    return tree
 
 
 def _analyse(
     module: "cst.Module", path: str, settings: Settings, scan_bodies: bool
-) -> List[_Reported]:
+) -> Tuple[List[_Reported], Set[int]]:
+    """What the rules report, and the ids of the functions the traces walked."""
     from idemlint.analysis import TraceBuilder
     from idemlint.effects import Knowledge
     from idemlint.rules import RULES, ModuleRule, TaskRule
@@ -170,6 +172,7 @@ def _analyse(
     module_rules = [rule for rule in enabled if isinstance(rule, ModuleRule)]
     index = build_index(module, scan_bodies=scan_bodies)
     reported: List[_Reported] = []
+    walked: Set[int] = set()
     seen = set()
 
     def report(code: str, violation: "Violation", task: str) -> None:
@@ -187,19 +190,36 @@ def _analyse(
         for rule in task_rules:
             for violation in rule.check(trace, knowledge):
                 report(rule.code, violation, task.name)
-    return reported
+        walked.update(id(event.scope.function) for event in trace.events)
+        walked.add(id(task.owner or task.function))
+    return reported, walked
 
 
-def _locate(module: "cst.Module", reported: List[_Reported], path: str) -> List[Finding]:
+def _locate(
+    module: "cst.Module",
+    tree: ast.Module,
+    reported: List[_Reported],
+    walked: Set[int],
+    path: str,
+) -> List[Finding]:
     import libcst as cst
-    from libcst.metadata import MetadataWrapper, PositionProvider
 
+    from idemlint.positions import locate
     from idemlint.rules import RULES_BY_CODE
 
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    likely = {
+        id(statement)
+        for statement in module.body
+        if id(statement) in walked
+        or (
+            isinstance(statement, cst.ClassDef)
+            and any(id(member) in walked for member in statement.body.body)
+        )
+    }
+    positions = locate(module, tree, [item.node for item in reported], likely)
     findings = []
     for item in reported:
-        where: cst.metadata.CodeRange = positions[item.node]
+        where = positions[id(item.node)]
         rule = RULES_BY_CODE[item.code]
         findings.append(
             Finding(

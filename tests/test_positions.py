@@ -1,0 +1,65 @@
+"""Positions from single statements equal libcst's whole-module positions."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from idemlint.positions import locate
+
+FIXTURES = sorted((pathlib.Path(__file__).parent / "fixtures").rglob("*.py"))
+
+SAMPLE = '''\
+"""Module docstring."""
+import os; import sys
+
+# a comment that libcst keeps in the next statement's leading lines
+
+
+@decorator
+@other(
+    1,
+)
+def f(x):
+    return [
+        call(x),
+    ]
+
+
+class C:
+    def m(self):
+        if True:
+            other.call()
+x = 1; y = g(2)
+'''
+
+
+def every_call(module: cst.Module) -> list:
+    calls = []
+
+    class Collect(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            calls.append(node)
+
+        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+            calls.append(node)
+
+    module.visit(Collect())
+    return calls
+
+
+@pytest.mark.parametrize(
+    "source",
+    [SAMPLE, *[path.read_text("utf-8") for path in FIXTURES[:12]]],
+    ids=["sample", *[path.name for path in FIXTURES[:12]]],
+)
+def test_statement_positions_match_whole_module_positions(source: str) -> None:
+    module = cst.parse_module(source)
+    nodes = every_call(module)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    located = locate(module, ast.parse(source), nodes)
+    assert {id(n): located[id(n)] for n in nodes} == {id(n): expected[n] for n in nodes}
