@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -22,7 +22,13 @@ from idemlint import catalog
 from idemlint.names import Resolver, dotted_name, import_bindings
 from idemlint.tasks import ModuleIndex, Task
 
+if TYPE_CHECKING:
+    from idemlint.project import LoadedModule, Project
+
 MAX_HELPER_DEPTH = 8
+
+# A function a task runs: the definition, its class (for methods), its module.
+_Helper = Tuple[cst.FunctionDef, Optional[cst.ClassDef], "LoadedModule"]
 MAX_EVENTS_PER_TASK = 20_000
 NO_EXIT = 1 << 30
 
@@ -48,7 +54,10 @@ class Step:
 
 @dataclass
 class FunctionScope:
-    """A function as executed inside one task: its name resolution."""
+    """A function as executed inside one task: its module and name resolution.
+
+    ``chain`` is how the task reaches it: ``("charge_order", "billing.capture")``.
+    """
 
     function: cst.FunctionDef
     qualified_name: str
@@ -56,6 +65,12 @@ class FunctionScope:
     owner: Optional[cst.ClassDef]
     parameters: Tuple[str, ...]
     is_task: bool
+    module: "LoadedModule"
+    chain: Tuple[str, ...]
+
+    @property
+    def index(self) -> ModuleIndex:
+        return self.module.index
 
 
 @dataclass(frozen=True)
@@ -90,10 +105,18 @@ class Event:
 @dataclass
 class Trace:
     task: Task
+    module: "LoadedModule"
     events: List[Event] = field(default_factory=list)
 
     def calls(self) -> Iterator[Event]:
         return (e for e in self.events if e.kind == "call")
+
+    def module_of(self, node: cst.CSTNode) -> "LoadedModule":
+        """The module holding a node an event refers to (a helper's may be another file)."""
+        for event in self.events:
+            if event.node is node:
+                return event.scope.module
+        return self.module
 
 
 # Which branches of one compound statement follow which; a missing pair is
@@ -147,10 +170,11 @@ def _exits_after(deeper: Sequence[Step]) -> bool:
 class TraceBuilder:
     """Builds the :class:`Trace` of one task."""
 
-    def __init__(self, index: ModuleIndex, task: Task) -> None:
-        self.index = index
+    def __init__(self, module: "LoadedModule", task: Task, project: Optional["Project"] = None) -> None:
+        self.module = module
+        self.project = project
         self.task = task
-        self.trace = Trace(task)
+        self.trace = Trace(task, module)
         self._seq = itertools.count()
         self._stack: List[cst.FunctionDef] = []
         self._transactions: List[int] = []
@@ -158,16 +182,21 @@ class TraceBuilder:
         self._caught: List[str] = []
 
     def build(self) -> Trace:
-        scope = self._scope(self.task.function, self.task.owner, is_task=True)
+        scope = self._scope(self.task.function, self.task.owner, self.module, ())
         self._function(scope, (), None)
         return self.trace
 
     # -- scopes -----------------------------------------------------------
 
     def _scope(
-        self, function: cst.FunctionDef, owner: Optional[cst.ClassDef], is_task: bool
+        self,
+        function: cst.FunctionDef,
+        owner: Optional[cst.ClassDef],
+        module: "LoadedModule",
+        caller_chain: Tuple[str, ...],
     ) -> FunctionScope:
-        resolver = self.index.resolver().child()
+        """A scope for ``function``; a task's when ``caller_chain`` is empty."""
+        resolver = module.index.resolver().child()
         params = function.params
         every = [*params.posonly_params, *params.params, *params.kwonly_params]
         for param in every:
@@ -182,7 +211,10 @@ class TraceBuilder:
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 names += (star.name.value,)
-        return FunctionScope(function, name, resolver, owner, names, is_task)
+        shown = name if module is self.module else f"{module.name}.{name}"
+        return FunctionScope(
+            function, name, resolver, owner, names, not caller_chain, module, caller_chain + (shown,)
+        )
 
     def _function(
         self,
@@ -275,7 +307,7 @@ class TraceBuilder:
                 self._expression(small.value, path, scope)
                 self._emit("return", small, scope, path, value=small.value)
         elif isinstance(small, (cst.Import, cst.ImportFrom)):
-            scope.resolver.bindings.update(import_bindings(small, self.index.package))
+            scope.resolver.bindings.update(import_bindings(small, scope.index.package))
         elif isinstance(small, cst.Expr):
             value = small.value.expression if isinstance(small.value, cst.Await) else small.value
             self._expression(small.value, path, scope, discarded=value)
@@ -373,26 +405,35 @@ class TraceBuilder:
             if helper is not None:
                 self._enter_helper(call, helper, path, scope)
 
-    def _helper(
-        self, call: cst.Call, scope: FunctionScope
-    ) -> Optional[Tuple[cst.FunctionDef, Optional[cst.ClassDef]]]:
+    def _helper(self, call: cst.Call, scope: FunctionScope) -> Optional[_Helper]:
+        """The function a call runs, when it is ours to follow.
+
+        A function of the same module (called by name), a method of the task's
+        own class (``self.m()``), or, with a project, a function or a method of
+        a class instance from another project module, resolved through imports.
+        """
         if len(self._stack) > MAX_HELPER_DEPTH:
             return None
         func = call.func
-        found: Optional[Tuple[cst.FunctionDef, Optional[cst.ClassDef]]] = None
-        if isinstance(func, cst.Name):
-            name = func.value
-            if scope.resolver.lookup(name) is None and name in self.index.functions:
-                found = (self.index.functions[name], None)
+        index = scope.index
+        found: Optional[_Helper] = None
+        if isinstance(func, cst.Name) and scope.resolver.lookup(func.value) is None:
+            function = index.functions.get(func.value)
+            if function is not None:
+                found = (function, None, scope.module)
         elif (
             isinstance(func, cst.Attribute)
             and isinstance(func.value, cst.Name)
             and func.value.value in ("self", "cls")
             and scope.owner is not None
         ):
-            method = self.index.methods(scope.owner).get(func.attr.value)
+            method = index.methods(scope.owner).get(func.attr.value)
             if method is not None:
-                found = (method, scope.owner)
+                found = (method, scope.owner, scope.module)
+        if found is None and self.project is not None:
+            resolved = scope.resolver.resolve(func)
+            if resolved is not None and "." in resolved:
+                found = self.project.function(resolved)
         if found is None or found[0] in self._stack:
             return None
         return found
@@ -400,12 +441,12 @@ class TraceBuilder:
     def _enter_helper(
         self,
         call: cst.Call,
-        helper: Tuple[cst.FunctionDef, Optional[cst.ClassDef]],
+        helper: _Helper,
         path: Tuple[Step, ...],
         caller: FunctionScope,
     ) -> None:
-        function, owner = helper
-        scope = self._scope(function, owner, is_task=False)
+        function, owner, module = helper
+        scope = self._scope(function, owner, module, caller.chain)
         parameters = scope.parameters
         if owner is not None and parameters:
             parameters = parameters[1:]

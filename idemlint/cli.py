@@ -86,6 +86,13 @@ def cli() -> None:
     type=click.Path(dir_okay=False),
     help="A pyproject.toml to read [tool.idemlint] from (default: the nearest one).",
 )
+@click.option(
+    "--project",
+    "project_root",
+    type=click.Path(file_okay=False),
+    help="Analyse every task under this directory and report only findings in PATHS "
+    "(for pre-commit, which passes the changed files).",
+)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 def check(
     paths: Sequence[str],
@@ -96,6 +103,7 @@ def check(
     exclude: Tuple[str, ...],
     force_exclude: bool,
     config_path: Optional[str],
+    project_root: Optional[str],
     exit_zero: bool,
 ) -> int:
     """Check PATHS (files or directories; default: the current directory)."""
@@ -111,7 +119,7 @@ def check(
         task_decorators=configured.task_decorators + task_decorators,
         extend_exclude=configured.extend_exclude + exclude,
     )
-    result = lint_paths(paths, settings, force_exclude=force_exclude)
+    result = lint_paths(paths, settings, force_exclude=force_exclude, project=project_root)
     if output_format in STRUCTURED_FORMATS:
         for problem in result.problems:
             click.echo(line_for(problem), err=True)

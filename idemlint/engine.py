@@ -8,15 +8,12 @@ over the traces, then compute positions only for the nodes that are reported.
 
 from __future__ import annotations
 
-import ast
 import io
 import os
 import re
-import tokenize
-import warnings
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Iterable, List, Set, Tuple, Union
+from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 from idemlint.discovery import Selection, discover
 from idemlint.findings import FileProblem, Finding
@@ -25,7 +22,7 @@ from idemlint.settings import DEFAULT_SETTINGS, Settings
 if TYPE_CHECKING:
     import libcst as cst
 
-    from idemlint.rules import Violation
+    from idemlint.project import LoadedModule, Project
 
 # Stage one: plain substring tests, as fast as reading. Stage two, only on
 # files that pass: the shapes task code takes (a decorator, a registration
@@ -45,14 +42,6 @@ _TASK_SHAPES = (
 class LintResult:
     findings: Tuple[Finding, ...] = ()
     problems: Tuple[FileProblem, ...] = ()
-
-
-@dataclass
-class _Reported:
-    node: "cst.CSTNode"
-    code: str
-    message: str
-    task: str
 
 
 def could_hold_tasks(source: Union[str, bytes], settings: Settings = DEFAULT_SETTINGS) -> bool:
@@ -80,15 +69,6 @@ def _text_hints(extra: Tuple[str, ...]) -> "re.Pattern[str]":
     return re.compile(_byte_hints(extra).pattern.decode())
 
 
-def decode(source: bytes, path: str) -> Union[str, FileProblem]:
-    """Decode like Python does: PEP 263 cookie, BOM, UTF-8 by default."""
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
-        return source.decode(encoding)
-    except (SyntaxError, UnicodeDecodeError, LookupError) as error:
-        return FileProblem(path, 1, 1, "E902", f"cannot decode file: {error}")
-
-
 def lint_source(
     source: Union[str, bytes],
     path: str = "<string>",
@@ -96,173 +76,18 @@ def lint_source(
     *,
     apply_noqa: bool = True,
 ) -> LintResult:
-    """Lint one file's content. ``apply_noqa=False`` leaves suppression to flake8."""
+    """Lint one file's content on its own (flake8's view: one file at a time).
+
+    ``apply_noqa=False`` leaves suppression to flake8.
+    """
     if not could_hold_tasks(source, settings):
         return LintResult()
-    text = source if isinstance(source, str) else decode(source, path)
-    if isinstance(text, FileProblem):
-        return LintResult(problems=(text,))
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    return _lint_text(text, path, settings, apply_noqa)
+    from idemlint.project import load_source
 
-
-def _lint_text(text: str, path: str, settings: Settings, apply_noqa: bool) -> LintResult:
-    import libcst as cst
-
-    # libcst's native parser crashes the process (not an exception) on input
-    # nested thousands deep; CPython's own parser rejects all of it first, and
-    # costs a tenth of the libcst parse, so it screens every file we analyse.
-    tree = _python_ast(text, path)
-    if isinstance(tree, FileProblem):
-        return LintResult(problems=(tree,))
-    try:
-        module = cst.parse_module(text)
-    except cst.ParserSyntaxError as error:
-        message = str(error.message).splitlines()[0] if error.message else "invalid syntax"
-        return LintResult(
-            problems=(
-                FileProblem(path, error.raw_line, error.raw_column + 1, "E999",
-                            f"SyntaxError: {message}"),
-            )
-        )
-    try:
-        reported, walked = _analyse(module, path, settings, scan_bodies="enqueue" in text)
-        if not reported:
-            return LintResult()
-        findings = _locate(module, tree, reported, walked, path)
-    except RecursionError:
-        return LintResult(problems=(FileProblem(path, 1, 1, "E999", _TOO_DEEP),))
-    if apply_noqa:
-        findings = _without_suppressed(findings, text)
-    return LintResult(findings=tuple(sorted(findings, key=_order)))
-
-
-_TOO_DEEP = "file is nested too deeply to analyse"
-
-
-def _python_ast(text: str, path: str) -> Union[ast.Module, FileProblem]:
-    """CPython's AST of the file, or E999 where CPython puts the error."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-    except SyntaxError as error:
-        return FileProblem(path, error.lineno or 1, max(error.offset or 1, 1), "E999",
-                           f"{type(error).__name__}: {error.msg}")
-    except (RecursionError, MemoryError):
-        return FileProblem(path, 1, 1, "E999", _TOO_DEEP)
-    except ValueError as error:
-        return FileProblem(path, 1, 1, "E999", f"SyntaxError: {error}")
-    assert isinstance(tree, ast.Module)
-    return tree
-
-
-def _analyse(
-    module: "cst.Module", path: str, settings: Settings, scan_bodies: bool
-) -> Tuple[List[_Reported], Set[int]]:
-    """What the rules report, and the ids of the functions the traces walked."""
-    from idemlint.analysis import TraceBuilder
-    from idemlint.effects import Knowledge
-    from idemlint.rules import RULES, ModuleRule, TaskRule
-    from idemlint.tasks import build_index, find_tasks
-
-    enabled = [rule for rule in RULES if settings.enabled(rule.code, path)]
-    task_rules = [rule for rule in enabled if isinstance(rule, TaskRule)]
-    module_rules = [rule for rule in enabled if isinstance(rule, ModuleRule)]
-    index = build_index(module, scan_bodies=scan_bodies)
-    reported: List[_Reported] = []
-    walked: Set[int] = set()
-    seen = set()
-
-    def report(code: str, violation: "Violation", task: str) -> None:
-        key = (code, id(violation.node))
-        if key not in seen:
-            seen.add(key)
-            reported.append(_Reported(violation.node, code, violation.message, task))
-
-    for module_rule in module_rules:
-        for violation in module_rule.check_module(module, index):
-            report(module_rule.code, violation, "")
-    for task in find_tasks(index, settings.task_decorators):
-        trace = TraceBuilder(index, task).build()
-        knowledge = Knowledge(trace, index.constants, settings)
-        for rule in task_rules:
-            for violation in rule.check(trace, knowledge):
-                report(rule.code, violation, task.name)
-        walked.update(id(event.scope.function) for event in trace.events)
-        walked.add(id(task.owner or task.function))
-    return reported, walked
-
-
-def _locate(
-    module: "cst.Module",
-    tree: ast.Module,
-    reported: List[_Reported],
-    walked: Set[int],
-    path: str,
-) -> List[Finding]:
-    import libcst as cst
-
-    from idemlint.positions import locate
-    from idemlint.rules import RULES_BY_CODE
-
-    likely = {
-        id(statement)
-        for statement in module.body
-        if id(statement) in walked
-        or (
-            isinstance(statement, cst.ClassDef)
-            and any(id(member) in walked for member in statement.body.body)
-        )
-    }
-    positions = locate(module, tree, [item.node for item in reported], likely)
-    findings = []
-    for item in reported:
-        where = positions[id(item.node)]
-        rule = RULES_BY_CODE[item.code]
-        findings.append(
-            Finding(
-                path=path,
-                line=where.start.line,
-                column=where.start.column + 1,
-                code=item.code,
-                end_line=where.end.line,
-                end_column=where.end.column + 1,
-                rule=rule.name,
-                message=item.message,
-                why=rule.why,
-                fix=rule.fix,
-                task=item.task,
-            )
-        )
-    return findings
-
-
-def _without_suppressed(findings: List[Finding], text: str) -> List[Finding]:
-    from idemlint.noqa import NoqaMap
-
-    # Not str.splitlines(): it also splits on form feeds, \x1c-\x1e, \x85 and
-    # \u2028, which are not line breaks for Python, libcst or flake8.
-    noqa = NoqaMap(io.StringIO(text, newline="").readlines())
-    return [f for f in findings if not noqa.suppressed(f.line, f.code)]
-
-
-def _order(finding: Finding) -> Tuple[str, int, int, str]:
-    return (finding.path, finding.line, finding.column, finding.code)
-
-
-def lint_file(path: str, settings: Settings = DEFAULT_SETTINGS) -> LintResult:
-    """Read and lint one file; any problem reading it becomes a FileProblem."""
-    try:
-        with open(path, "rb") as handle:
-            source = handle.read()
-    except IsADirectoryError:
-        return LintResult(problems=(FileProblem(path, 1, 1, "E902", "is a directory"),))
-    except OSError as error:
-        reason = error.strerror or type(error).__name__
-        return LintResult(problems=(FileProblem(path, 1, 1, "E902", f"cannot read file: {reason}"),))
-    return lint_source(source, path, settings)
+    loaded = load_source(source, path)
+    if isinstance(loaded, FileProblem):
+        return LintResult(problems=(loaded,))
+    return _findings_of([loaded], None, settings, apply_noqa)
 
 
 def lint_paths(
@@ -270,23 +95,199 @@ def lint_paths(
     settings: Settings = DEFAULT_SETTINGS,
     *,
     force_exclude: bool = False,
+    project: Optional[str] = None,
 ) -> LintResult:
-    """Lint files and directories (recursively); results sorted by position."""
-    findings: List[Finding] = []
-    problems: List[FileProblem] = []
+    """Lint files and directories (recursively) as one project.
+
+    A task is followed into the project's other modules among the checked
+    files.  With ``project`` (a directory), the whole project is indexed and
+    analysed, and only findings in ``paths`` are reported: what a pre-commit
+    hook needs when it is given the changed files only.
+    """
     selection = Selection(
         exclude=(settings.exclude or ()) + settings.extend_exclude,
         default_skips=settings.exclude is None,
         force_exclude=force_exclude,
     )
+    named: List[str] = []
+    problems: List[FileProblem] = []
     for item in discover(paths, selection):
         if isinstance(item, FileProblem):
             problems.append(item)
-            continue
-        result = lint_file(item, settings)
-        findings.extend(result.findings)
-        problems.extend(result.problems)
+        else:
+            named.append(item)
+    files = named
+    if project is not None:
+        files = [item for item in discover([project], selection) if isinstance(item, str)]
+    task_modules, file_problems = _load_task_modules(files, settings)
+    reported_paths = {os.path.realpath(path) for path in named}
+    problems += [p for p in file_problems if os.path.realpath(p.path) in reported_paths]
+    from idemlint.project import Project
+
+    result = _findings_of(task_modules, Project(files), settings, apply_noqa=True)
+    findings = [f for f in result.findings if os.path.realpath(f.path) in reported_paths]
     return LintResult(
         findings=tuple(sorted(findings, key=_order)),
-        problems=tuple(sorted(problems)),
+        problems=tuple(sorted(problems + list(result.problems))),
     )
+
+
+def _load_task_modules(
+    paths: Sequence[str], settings: Settings
+) -> Tuple[List["LoadedModule"], List[FileProblem]]:
+    """Read every file; parse those that can hold tasks or task configuration."""
+    modules: List["LoadedModule"] = []
+    problems: List[FileProblem] = []
+    for path in paths:
+        raw = _read(path)
+        if isinstance(raw, FileProblem):
+            problems.append(raw)
+            continue
+        if not could_hold_tasks(raw, settings):
+            continue
+        from idemlint.project import load_source
+
+        loaded = load_source(raw, path)
+        if isinstance(loaded, FileProblem):
+            problems.append(loaded)
+        else:
+            modules.append(loaded)
+    return modules, problems
+
+
+def _read(path: str) -> Union[bytes, FileProblem]:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except IsADirectoryError:
+        return FileProblem(path, 1, 1, "E902", "is a directory")
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        return FileProblem(path, 1, 1, "E902", f"cannot read file: {reason}")
+
+
+@dataclass
+class _Reported:
+    node: "cst.CSTNode"
+    code: str
+    message: str
+    task: str
+    module: "LoadedModule"
+
+
+def _findings_of(
+    modules: Sequence["LoadedModule"],
+    project: Optional["Project"],
+    settings: Settings,
+    apply_noqa: bool,
+) -> LintResult:
+    """Run every rule over the tasks of ``modules``; locate what they report."""
+    try:
+        reported, walked = _analyse(modules, project, settings)
+        findings = _locate(reported, walked)
+    except RecursionError:
+        from idemlint.project import TOO_DEEP
+
+        return LintResult(
+            problems=tuple(FileProblem(m.path, 1, 1, "E999", TOO_DEEP) for m in modules)
+        )
+    findings = [f for f in findings if settings.enabled(f.code, f.path)]
+    if apply_noqa:
+        findings = _without_suppressed(findings, {m.path: m.text for m in _modules_of(reported)})
+    return LintResult(findings=tuple(sorted(findings, key=_order)))
+
+
+def _modules_of(reported: Sequence[_Reported]) -> List["LoadedModule"]:
+    return list({id(item.module): item.module for item in reported}.values())
+
+
+def _analyse(
+    modules: Sequence["LoadedModule"], project: Optional["Project"], settings: Settings
+) -> Tuple[List[_Reported], Set[int]]:
+    """What the rules report, and the ids of the functions the traces walked."""
+    from idemlint.analysis import TraceBuilder
+    from idemlint.effects import Knowledge
+    from idemlint.rules import RULES, ModuleRule, TaskRule
+    from idemlint.tasks import find_tasks
+
+    enabled = [rule for rule in RULES if settings.enabled(rule.code)]
+    task_rules = [rule for rule in enabled if isinstance(rule, TaskRule)]
+    module_rules = [rule for rule in enabled if isinstance(rule, ModuleRule)]
+    reported: List[_Reported] = []
+    walked: Set[int] = set()
+    seen = set()
+
+    def report(code: str, node: "cst.CSTNode", message: str, task: str, module: "LoadedModule") -> None:
+        if (code, id(node)) not in seen:
+            seen.add((code, id(node)))
+            reported.append(_Reported(node, code, message, task, module))
+
+    for loaded in modules:
+        for module_rule in module_rules:
+            for violation in module_rule.check_module(loaded.module, loaded.index):
+                report(module_rule.code, violation.node, violation.message, "", loaded)
+        for task in find_tasks(loaded.index, settings.task_decorators):
+            trace = TraceBuilder(loaded, task, project).build()
+            knowledge = Knowledge(trace, loaded.index.constants, settings)
+            for rule in task_rules:
+                for violation in rule.check(trace, knowledge):
+                    owner = trace.module_of(violation.node)
+                    report(rule.code, violation.node, violation.message, task.name, owner)
+            walked.update(id(event.scope.function) for event in trace.events)
+            walked.add(id(task.owner or task.function))
+    return reported, walked
+
+
+def _locate(reported: List[_Reported], walked: Set[int]) -> List[Finding]:
+    import libcst as cst
+
+    from idemlint.positions import locate
+    from idemlint.rules import RULES_BY_CODE
+
+    findings = []
+    for loaded in _modules_of(reported):
+        items = [item for item in reported if item.module is loaded]
+        likely = {
+            id(statement)
+            for statement in loaded.module.body
+            if id(statement) in walked
+            or (
+                isinstance(statement, cst.ClassDef)
+                and any(id(member) in walked for member in statement.body.body)
+            )
+        }
+        positions = locate(loaded.module, loaded.tree, [item.node for item in items], likely)
+        for item in items:
+            where = positions[id(item.node)]
+            rule = RULES_BY_CODE[item.code]
+            findings.append(
+                Finding(
+                    path=loaded.path,
+                    line=where.start.line,
+                    column=where.start.column + 1,
+                    code=item.code,
+                    end_line=where.end.line,
+                    end_column=where.end.column + 1,
+                    rule=rule.name,
+                    message=item.message,
+                    why=rule.why,
+                    fix=rule.fix,
+                    task=item.task,
+                )
+            )
+    return findings
+
+
+def _without_suppressed(findings: List[Finding], texts: Dict[str, str]) -> List[Finding]:
+    from idemlint.noqa import NoqaMap
+
+    # Not str.splitlines(): it also splits on form feeds, \x1c-\x1e, \x85 and
+    # \u2028, which are not line breaks for Python, libcst or flake8.
+    maps = {
+        path: NoqaMap(io.StringIO(text, newline="").readlines()) for path, text in texts.items()
+    }
+    return [f for f in findings if not maps[f.path].suppressed(f.line, f.code)]
+
+
+def _order(finding: Finding) -> Tuple[str, int, int, str]:
+    return (finding.path, finding.line, finding.column, finding.code)

@@ -568,12 +568,6 @@ def _skips_iteration(node: cst.If) -> bool:
     )
 
 
-def _reads_done_state(test: cst.BaseExpression, scope: FunctionScope, knowledge: Knowledge) -> bool:
-    """Whether an ``if`` test reads done state (either polarity)."""
-    guards = Guards(Trace(knowledge.trace.task), knowledge)
-    return guards._polarity(test, scope, 0) is not None
-
-
 def _names_checked_state(node: cst.CSTNode) -> bool:
     if isinstance(node, cst.SimpleString):
         value = node.evaluated_value

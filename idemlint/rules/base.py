@@ -55,7 +55,8 @@ class ModuleRule(Rule):
 
 
 def where(event: Event, task: str) -> str:
-    """``task `x``` or ``helper `h` (reached from task `x`)`` for messages."""
-    if event.scope.is_task:
+    """Where the event runs, for messages: the task, or the helper and its call chain."""
+    scope = event.scope
+    if scope.is_task:
         return f"task `{task}`"
-    return f"`{event.scope.qualified_name}` (called from task `{task}`)"
+    return f"`{scope.chain[-1]}` (called from task `{task}`: {' -> '.join(scope.chain)})"

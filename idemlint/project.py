@@ -1,0 +1,175 @@
+"""The project's own modules, for following a task into other files.
+
+In real applications the side effect often lives a module away from the
+task: ``tasks.py`` calls ``emails.send_receipt()``, which calls
+``send_mail``.  A :class:`Project` maps dotted module names to the files
+found under the checked roots (``__init__.py`` packages and ``src/``
+layouts), and parses a module only when a task actually reaches it; each
+module is parsed and indexed at most once per run.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import os
+import tokenize
+import warnings
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional, Tuple, Union
+
+import libcst as cst
+
+from idemlint.findings import FileProblem
+from idemlint.tasks import ModuleIndex, build_index
+
+MAX_ALIAS_HOPS = 5
+
+
+@dataclass(frozen=True)
+class LoadedModule:
+    """One parsed module: its text, both syntax trees and its index."""
+
+    name: str
+    path: str
+    text: str
+    module: cst.Module
+    tree: ast.Module
+    index: ModuleIndex
+
+
+def module_name(path: str) -> Tuple[str, str]:
+    """(dotted module name, package) of a file, from its ``__init__.py`` parents."""
+    directory, filename = os.path.split(os.path.abspath(path))
+    stem = filename[:-3] if filename.endswith(".py") else filename
+    parts = [] if stem == "__init__" else [stem]
+    while os.path.isfile(os.path.join(directory, "__init__.py")):
+        directory, package = os.path.split(directory)
+        parts.insert(0, package)
+    name = ".".join(parts)
+    package = name if stem == "__init__" else name.rpartition(".")[0]
+    return name, package
+
+
+class Project:
+    """Modules by dotted name, loaded on demand by :meth:`load`."""
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        self.files: Dict[str, str] = {}
+        for path in paths:
+            name, _ = module_name(path)
+            if name:
+                self.files.setdefault(name, path)
+        self._loaded: Dict[str, Optional[LoadedModule]] = {}
+
+    def load(self, name: str) -> Optional[LoadedModule]:
+        if name not in self._loaded:
+            path = self.files.get(name)
+            self._loaded[name] = read_module(path) if path is not None else None
+        return self._loaded[name]
+
+    def register(self, loaded: LoadedModule) -> None:
+        """A module the engine parsed itself (a task file) is not parsed again."""
+        self._loaded[loaded.name] = loaded
+
+    def function(
+        self, qualified: str
+    ) -> Optional[Tuple[cst.FunctionDef, Optional[cst.ClassDef], LoadedModule]]:
+        """The project function (or method of ``Class()``) a resolved name denotes.
+
+        ``shop.billing.capture`` is ``capture`` in ``shop/billing.py``;
+        ``shop.clients.Zendesk().create_ticket`` is a method of a class whose
+        instance the caller made.  Re-exports (``from .billing import capture``
+        in a package ``__init__``) are followed a few hops.
+        """
+        for _ in range(MAX_ALIAS_HOPS):
+            found = self._split(qualified)
+            if found is None:
+                return None
+            loaded, rest = found
+            index = loaded.index
+            if len(rest) == 1 and rest[0] in index.functions:
+                return index.functions[rest[0]], None, loaded
+            if len(rest) == 2 and rest[0].endswith("()"):
+                owner = index.classes.get(rest[0][:-2])
+                method = index.methods(owner).get(rest[1]) if owner is not None else None
+                return (method, owner, loaded) if method is not None else None
+            alias = index.imports.get(rest[0].rstrip("()"))
+            if alias is None:
+                return None
+            suffix = "()" if rest[0].endswith("()") else ""
+            qualified = ".".join([alias + suffix, *rest[1:]])
+        return None
+
+    def _split(self, qualified: str) -> Optional[Tuple[LoadedModule, List[str]]]:
+        parts = qualified.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            if "()" in "".join(parts[:cut]):
+                continue
+            loaded = self.load(".".join(parts[:cut]))
+            if loaded is not None:
+                return loaded, parts[cut:]
+        return None
+
+
+def decode(source: bytes, path: str) -> Union[str, FileProblem]:
+    """Decode like Python does: PEP 263 cookie, BOM, UTF-8 by default."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        text = source.decode(encoding)
+    except (SyntaxError, UnicodeDecodeError, LookupError) as error:
+        return FileProblem(path, 1, 1, "E902", f"cannot decode file: {error}")
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def load_source(source: Union[str, bytes], path: str) -> Union[LoadedModule, FileProblem]:
+    """Decode, screen with CPython's parser, parse with libcst and index one file."""
+    text = source if isinstance(source, str) else decode(source, path)
+    if isinstance(text, FileProblem):
+        return text
+    text = text[1:] if text.startswith("\ufeff") else text
+    # libcst's native parser crashes the process (not an exception) on input
+    # nested thousands deep; CPython's own parser rejects all of it first, and
+    # costs a tenth of the libcst parse, so it screens every file we parse.
+    tree = python_ast(text, path)
+    if isinstance(tree, FileProblem):
+        return tree
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        message = str(error.message).splitlines()[0] if error.message else "invalid syntax"
+        return FileProblem(path, error.raw_line, error.raw_column + 1, "E999", f"SyntaxError: {message}")
+    name, package = module_name(path)
+    index = build_index(module, package or None, scan_bodies="enqueue" in text)
+    return LoadedModule(name or path, path, text, module, tree, index)
+
+
+TOO_DEEP = "file is nested too deeply to analyse"
+
+
+def python_ast(text: str, path: str) -> Union[ast.Module, FileProblem]:
+    """CPython's AST of the file, or E999 where CPython puts the error."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as error:
+        return FileProblem(path, error.lineno or 1, max(error.offset or 1, 1), "E999",
+                           f"{type(error).__name__}: {error.msg}")
+    except (RecursionError, MemoryError):
+        return FileProblem(path, 1, 1, "E999", TOO_DEEP)
+    except ValueError as error:
+        return FileProblem(path, 1, 1, "E999", f"SyntaxError: {error}")
+    assert isinstance(tree, ast.Module)
+    return tree
+
+
+def read_module(path: str) -> Optional[LoadedModule]:
+    """A project module a task reaches; None when it cannot be read or parsed."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError:
+        return None
+    loaded = load_source(raw, path)
+    return loaded if isinstance(loaded, LoadedModule) else None

@@ -1,0 +1,53 @@
+"""Whole-project analysis: tasks followed into the project's other modules."""
+
+from __future__ import annotations
+
+import pathlib
+import re
+from typing import List, Tuple
+
+from idemlint import lint_paths, lint_source
+
+PROJECT = pathlib.Path(__file__).parent / "projects" / "shop"
+EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>IDM\d{3}(?:\s*,\s*IDM\d{3})*)")
+
+
+def expectations(root: pathlib.Path) -> List[Tuple[str, int, str]]:
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
+            match = EXPECT.search(line)
+            if match:
+                found += [(str(path), number, code) for code in re.split(r"\s*,\s*", match["codes"])]
+    return sorted(found)
+
+
+def test_findings_in_other_modules_are_reported_where_they_are() -> None:
+    result = lint_paths([str(PROJECT)])
+    assert result.problems == ()
+    assert sorted((f.path, f.line, f.code) for f in result.findings) == expectations(PROJECT)
+
+
+def test_a_finding_names_the_task_and_the_call_chain() -> None:
+    result = lint_paths([str(PROJECT)])
+    (capture,) = [f for f in result.findings if f.path.endswith("billing.py")]
+    assert capture.task == "charge_order"
+    assert "charge_order -> shop.billing.capture" in capture.message
+
+
+def test_project_mode_reports_only_the_named_files() -> None:
+    billing = PROJECT / "shop" / "billing.py"
+    result = lint_paths([str(billing)], project=str(PROJECT))
+    assert [(pathlib.Path(f.path).name, f.line) for f in result.findings] == [("billing.py", 7)]
+
+
+def test_without_the_project_a_helper_module_alone_reports_nothing() -> None:
+    billing = PROJECT / "shop" / "billing.py"
+    assert lint_paths([str(billing)]).findings == ()
+    # flake8 sees one file at a time, as lint_source does.
+    assert lint_source(billing.read_bytes(), str(billing)).findings == ()
+
+
+def test_the_tasks_module_alone_reports_nothing_it_cannot_see() -> None:
+    tasks = PROJECT / "shop" / "tasks.py"
+    assert lint_source(tasks.read_bytes(), str(tasks)).findings == ()
