@@ -288,6 +288,9 @@ class LockApi:
     min_positional: int = 1
     default_expires: bool = False
     never_expires: bool = False
+    # Generic method names (``lock``, ``add``) are locks only on a key-value
+    # store: ``r.lock(name)``, ``cache.add(key, v)``, not ``account.lock(reason)``.
+    store_receiver: bool = False
 
 
 LOCK_APIS: Tuple[LockApi, ...] = (
@@ -342,23 +345,28 @@ LOCK_APIS: Tuple[LockApi, ...] = (
     ),
     LockApi(
         "*.lock",
-        "redis lock",
+        "redis lock()",
         key_position=0,
         key_keyword="name",
         ttl_keywords=("timeout",),
         ttl_position=1,
+        store_receiver=True,
     ),
     LockApi(
-        "*.add",
-        "cache.add lock",
+        "*.{add,aadd}",
+        "cache.add",
         key_position=0,
         key_keyword="key",
         ttl_keywords=("timeout",),
         ttl_position=2,
         min_positional=2,
         default_expires=True,
+        store_receiver=True,
     ),
 )
+
+# Receiver words that name a key-value store connection (for store_receiver).
+STORE_RECEIVER_WORDS = frozenset({"conn", "connection", "client", "lock", "locks", "mutex"})
 
 # Receivers whose locks live in one process and die with it.
 LOCAL_LOCK_MODULES = frozenset(
@@ -548,7 +556,7 @@ BOOKKEEPING_CALLS: Tuple[str, ...] = (
     "setattr,hasattr,sorted,min,max,sum,range,enumerate,zip,repr,super,type}",
     "*.objects.{get,filter,exclude,select_for_update,all,only,values,"
     "values_list,first,last,count,exists,get_or_create,update_or_create,order_by}",
-    "*{release,unlock}*",
+    "{*.,}{release,unlock}{,_lock,_locks}",
     "*.register_script()",
     "*.{release,acquire,extend,eval,evalsha,raise_for_status,json,read,wait,"
     "get,filter,exclude,select_for_update,refresh_from_db,save,update,"
@@ -849,20 +857,4 @@ CONTEXT_FIRST_FRAMEWORKS = frozenset({"arq"})
 # Conversions that keep a task argument's value (``int(order_id)``).
 VALUE_PRESERVING_CALLS = frozenset(
     {"int", "str", "float", "tuple", "list", "dict", "uuid.UUID", "decimal.Decimal"}
-)
-
-
-# Django's async cache API (4.0+): ``await cache.aadd(key, value, timeout)``
-# takes the same lock as ``cache.add`` (appended for IDM005/IDM012).
-LOCK_APIS = LOCK_APIS + (
-    LockApi(
-        "*.aadd",
-        "cache.aadd lock",
-        key_position=0,
-        key_keyword="key",
-        ttl_keywords=("timeout",),
-        ttl_position=2,
-        min_positional=2,
-        default_expires=True,
-    ),
 )

@@ -171,7 +171,12 @@ def _side_effects(value: Any, where: str) -> Dict[str, Tuple[Any, ...]]:
 def _patterns(value: Any, where: str) -> Tuple[str, ...]:
     patterns = _strings(value, where)
     for pattern in patterns:
-        if not pattern or pattern.count("{") != pattern.count("}"):
+        try:
+            valid = bool(pattern) and pattern.count("{") == pattern.count("}")
+            catalog.glob_to_regex(pattern)
+        except (ValueError, re.error):
+            valid = False
+        if not valid:
             raise ConfigError(f"{where}: invalid pattern '{pattern}'")
     return patterns
 

@@ -9,13 +9,20 @@ APIs.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple, TypeVar, cast
 
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.analysis import Event, FunctionScope, Trace, call_label, happens_before
+from idemlint.names import literal_text
+from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_text
 from idemlint.settings import Settings
+
+
+T = TypeVar("T")
+
+# How many names or wrappers a value is followed through (``a = b; b = c``).
+MAX_VALUE_DEPTH = 10
 
 
 @dataclass(frozen=True)
@@ -34,9 +41,17 @@ class Knowledge:
         self.constants = constants
         self.settings = settings
         self._assigned: Dict[Tuple[int, str], List[cst.BaseExpression]] = {}
+        self._bound: Set[Tuple[int, str]] = set()  # helper parameters bound to arguments
+        self._shared: Dict[str, object] = {}
         self._mutated: Set[Tuple[int, str]] = set()
         for event in trace.events:
             self._remember(event)
+
+    def shared(self, name: str, build: Callable[[], T]) -> T:
+        """A value several rules derive from this trace, built on first use."""
+        if name not in self._shared:
+            self._shared[name] = build()
+        return cast(T, self._shared[name])
 
     # -- visible values ---------------------------------------------------
 
@@ -46,6 +61,8 @@ class Knowledge:
                 if isinstance(target, cst.Name):
                     key = (id(event.scope), target.value)
                     self._assigned.setdefault(key, []).append(event.value)
+                    if event.kind == "bind":
+                        self._bound.add(key)
                 elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
                     self._mutated.add((id(event.scope), target.value.value))
         elif event.kind == "call" and isinstance(event.node, cst.Call):
@@ -63,42 +80,48 @@ class Knowledge:
             return None
         values = self._assigned.get(key)
         if values is not None:
-            return values[0] if len(values) == 1 else None
+            # A parameter reassigned in the body (``key = key + ":lock"``) has
+            # two values: the argument and the new one.
+            if len(values) == 1 and (key in self._bound or name not in scope.parameters):
+                return values[0]
+            return None
         if name in scope.parameters:
             return None
-        return self.constants.get(name)
+        return scope.index.constants.get(name)
 
     def string_value(
-        self, node: cst.BaseExpression, scope: FunctionScope
+        self, node: cst.BaseExpression, scope: FunctionScope, depth: int = 0
     ) -> Optional[str]:
         """The literal text of a string expression (f-string parts joined)."""
+        if depth > MAX_VALUE_DEPTH:
+            return None
+        depth += 1
         if isinstance(node, cst.SimpleString):
-            evaluated = node.evaluated_value
-            return evaluated if isinstance(evaluated, str) else None
+            return literal_text(node)
         if isinstance(node, cst.FormattedString):
             return "".join(
                 part.value if isinstance(part, cst.FormattedStringText) else "{}"
                 for part in node.parts
             )
         if isinstance(node, cst.ConcatenatedString):
-            left = self.string_value(node.left, scope)
-            right = self.string_value(node.right, scope)
+            left = self.string_value(node.left, scope, depth)
+            right = self.string_value(node.right, scope, depth)
             return None if left is None or right is None else left + right
         if isinstance(node, cst.BinaryOperation) and isinstance(
             node.operator, (cst.Add, cst.Modulo)
         ):
-            return self.string_value(node.left, scope)
+            return self.string_value(node.left, scope, depth)
         if isinstance(node, cst.Name):
             value = self.visible_value(node.value, scope)
             if value is not None and value is not node:
-                return self.string_value(value, scope)
+                return self.string_value(value, scope, depth)
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             if node.func.attr.value == "format":
-                return self.string_value(node.func.value, scope)
+                return self.string_value(node.func.value, scope, depth)
         if isinstance(node, cst.Call) and node.args and catalog.matches_any(
             catalog.SQL_TEXT_WRAPPERS, scope.resolver.resolve(node.func)
         ):
-            return self.string_value(node.args[0].value, scope)
+            return self.string_value(node.args[0].value, scope, depth)
         return None
 
     # -- side effects -----------------------------------------------------
@@ -271,8 +294,29 @@ class Knowledge:
             )
             if not has_key or len(positional) < api.min_positional:
                 continue
+            if api.store_receiver and not self._on_a_store(event, call, api):
+                continue
             return api
         return None
+
+    def _on_a_store(self, event: Event, call: cst.Call, api: catalog.LockApi) -> bool:
+        """``r.lock(name)``/``cache.add(k, v)``, not ``account.lock(reason)``/``tar.add(p, n)``."""
+        receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
+        if receiver is None:
+            return False
+        resolved = event.scope.resolver.resolve(receiver) or ""
+        if resolved.split(".")[0] in catalog.CACHE_MODULES:
+            return True
+        spelled = catalog.words(f"{resolved} {source_text(receiver)}")
+        if not spelled.isdisjoint(
+            catalog.KEY_STORE_WORDS | catalog.CACHE_RECEIVER_WORDS | catalog.STORE_RECEIVER_WORDS
+        ):
+            return True
+        key = argument(call, api.key_position, api.key_keyword)
+        if key is None:
+            return False
+        text = self.string_value(key, event.scope) or ""
+        return not catalog.words(f"{text} {source_text(key)}").isdisjoint(catalog.LOCK_NAME_WORDS)
 
     @staticmethod
     def lock_has_ttl(call: cst.Call, api: catalog.LockApi) -> bool:

@@ -11,9 +11,11 @@ from __future__ import annotations
 import io
 import os
 import re
+import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
+from typing import TYPE_CHECKING, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from idemlint.discovery import Selection, discover
 from idemlint.findings import FileProblem, Finding
@@ -182,19 +184,28 @@ def _findings_of(
     apply_noqa: bool,
 ) -> LintResult:
     """Run every rule over the tasks of ``modules``; locate what they report."""
-    try:
-        reported, walked = _analyse(modules, project, settings)
+    with _deep_recursion():
+        reported, walked, problems = _analyse(modules, project, settings)
         findings = _locate(reported, walked)
-    except RecursionError:
-        from idemlint.project import TOO_DEEP
-
-        return LintResult(
-            problems=tuple(FileProblem(m.path, 1, 1, "E999", TOO_DEEP) for m in modules)
-        )
     findings = [f for f in findings if settings.enabled(f.code, f.path)]
     if apply_noqa:
         findings = _without_suppressed(findings, {m.path: m.text for m in _modules_of(reported)})
-    return LintResult(findings=tuple(sorted(findings, key=_order)))
+    return LintResult(findings=tuple(sorted(findings, key=_order)), problems=tuple(problems))
+
+
+@contextmanager
+def _deep_recursion() -> Iterator[None]:
+    """Walk expressions as deep as CPython parses them (a 4000-term sum)."""
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(previous, RECURSION_LIMIT))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(previous)
+
+
+RECURSION_LIMIT = 20_000
+INTERNAL_ERROR = "IDM900"
 
 
 def _modules_of(reported: Sequence[_Reported]) -> List["LoadedModule"]:
@@ -203,8 +214,9 @@ def _modules_of(reported: Sequence[_Reported]) -> List["LoadedModule"]:
 
 def _analyse(
     modules: Sequence["LoadedModule"], project: Optional["Project"], settings: Settings
-) -> Tuple[List[_Reported], Set[int]]:
-    """What the rules report, and the ids of the functions the traces walked."""
+) -> Tuple[List[_Reported], Set[int], List[FileProblem]]:
+    """What the rules report, the ids of the functions the traces walked, and
+    the modules a rule failed on (reported, never raised: the run goes on)."""
     from idemlint.analysis import TraceBuilder
     from idemlint.effects import Knowledge
     from idemlint.rules import RULES, ModuleRule, TaskRule
@@ -215,6 +227,7 @@ def _analyse(
     module_rules = [rule for rule in enabled if isinstance(rule, ModuleRule)]
     reported: List[_Reported] = []
     walked: Set[int] = set()
+    problems: List[FileProblem] = []
     seen = set()
 
     def report(code: str, node: "cst.CSTNode", message: str, task: str, module: "LoadedModule") -> None:
@@ -223,19 +236,36 @@ def _analyse(
             reported.append(_Reported(node, code, message, task, module))
 
     for loaded in modules:
-        for module_rule in module_rules:
-            for violation in module_rule.check_module(loaded.module, loaded.index):
-                report(module_rule.code, violation.node, violation.message, "", loaded)
-        for task in find_tasks(loaded.index, settings.task_decorators):
-            trace = TraceBuilder(loaded, task, project).build()
-            knowledge = Knowledge(trace, loaded.index.constants, settings)
-            for rule in task_rules:
-                for violation in rule.check(trace, knowledge):
-                    owner = trace.module_of(violation.node)
-                    report(rule.code, violation.node, violation.message, task.name, owner)
-            walked.update(id(event.scope.function) for event in trace.events)
-            walked.add(id(task.owner or task.function))
-    return reported, walked
+        stage = "task detection"
+        try:
+            for module_rule in module_rules:
+                stage = module_rule.code
+                for violation in module_rule.check_module(loaded.module, loaded.index):
+                    report(module_rule.code, violation.node, violation.message, "", loaded)
+            stage = "task detection"
+            for task in find_tasks(loaded.index, settings.task_decorators):
+                stage = f"the trace of task `{task.name}`"
+                trace = TraceBuilder(loaded, task, project).build()
+                knowledge = Knowledge(trace, loaded.index.constants, settings)
+                for rule in task_rules:
+                    stage = rule.code
+                    for violation in rule.check(trace, knowledge):
+                        owner = trace.module_of(violation.node)
+                        report(rule.code, violation.node, violation.message, task.name, owner)
+                walked.update(id(event.scope.function) for event in trace.events)
+                walked.add(id(task.owner or task.function))
+        except Exception as error:  # one broken rule must not end the run
+            problems.append(_internal_error(loaded.path, stage, error))
+    return reported, walked, problems
+
+
+def _internal_error(path: str, stage: str, error: Exception) -> FileProblem:
+    reason = "nested too deeply" if isinstance(error, RecursionError) else f"{type(error).__name__}: {error}"
+    return FileProblem(
+        path, 1, 1, INTERNAL_ERROR,
+        f"internal error in {stage} ({reason}); this file's other findings may be "
+        "missing. Please report it with this file (see 'Reporting a bug' in the README)",
+    )
 
 
 def _locate(reported: List[_Reported], walked: Set[int]) -> List[Finding]:

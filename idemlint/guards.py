@@ -13,6 +13,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 import libcst as cst
 
 from idemlint import catalog
+from idemlint.names import literal_text
 from idemlint.analysis import Event, FunctionScope, Trace, happens_before
 from idemlint.effects import Knowledge, argument, is_none, method_name
 
@@ -37,17 +38,10 @@ class Guards:
     closes a check-then-act race only when the done-check runs inside it.
     """
 
-    _last: Optional[Tuple[Knowledge, "Guards"]] = None
-
     @classmethod
     def of(cls, trace: Trace, knowledge: Knowledge) -> "Guards":
-        """The guards of ``trace``, shared by the rules that check one task."""
-        last = cls._last
-        if last is not None and last[0] is knowledge and last[1].trace is trace:
-            return last[1]
-        guards = cls(trace, knowledge)
-        cls._last = (knowledge, guards)
-        return guards
+        """The guards of ``trace``, built once and shared by the rules of one task."""
+        return knowledge.shared("guards", lambda: cls(trace, knowledge))
 
     def __init__(self, trace: Trace, knowledge: Knowledge) -> None:
         self.knowledge = knowledge
@@ -188,10 +182,6 @@ class Guards:
         return None
 
     # -- done-checks ------------------------------------------------------
-
-    def polarity(self, check: Event) -> Optional[bool]:
-        """True when the check's test is true for done work, False for undone."""
-        return self._polarities.get(check.seq)
 
     def guards(self, check: Event, effect: Event) -> bool:
         """Whether done-check ``check`` keeps ``effect`` from running on done work."""
@@ -468,11 +458,7 @@ def _filters_undone(
         return False
     if flags_only or not catalog.STATUS_FIELDS.match(field) or operator not in ("", "exact", "in"):
         return False
-    texts = [
-        n.evaluated_value
-        for n in _expression_nodes(value)
-        if isinstance(n, cst.SimpleString) and isinstance(n.evaluated_value, str)
-    ]
+    texts = [text for text in map(literal_text, _expression_nodes(value)) if text is not None]
     if not texts:
         return False
     if exclude:
@@ -527,10 +513,6 @@ def _is_conditional_update(call: cst.Call) -> bool:
     return True
 
 
-def _inside(event: Event, node: cst.CSTNode) -> bool:
-    return any(step.container == id(node) for step in event.path)
-
-
 def _inside_branch(event: Event, container: int, branch: str) -> bool:
     return any(step.container == container and step.branch == branch for step in event.path)
 
@@ -570,8 +552,7 @@ def _skips_iteration(node: cst.If) -> bool:
 
 def _names_checked_state(node: cst.CSTNode) -> bool:
     if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
-        text = value if isinstance(value, str) else ""
+        text = literal_text(node) or ""
     elif isinstance(node, cst.Attribute):
         text = node.attr.value
     else:

@@ -10,6 +10,8 @@ from ``threading.Lock()``.
 
 from __future__ import annotations
 
+import math
+import warnings
 from typing import Dict, Mapping, Optional, Union
 
 import libcst as cst
@@ -123,3 +125,31 @@ class Resolver:
         if isinstance(node, cst.Await):
             return self.resolve(node.expression)
         return None
+
+
+def literal_text(node: cst.CSTNode) -> Optional[str]:
+    """The value of a str literal; None for bytes, non-literals and bad escapes.
+
+    ``evaluated_value`` runs ``ast.literal_eval``, which warns (an error under
+    ``-W error``) on invalid escapes such as ``"lock:\\d+"``.
+    """
+    if not isinstance(node, cst.SimpleString):
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            value = node.evaluated_value
+    except (SyntaxError, ValueError, MemoryError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+def literal_number(node: cst.CSTNode) -> Optional[float]:
+    """The finite value of an int or float literal (``1e309`` and 300-digit ints are not)."""
+    if not isinstance(node, (cst.Integer, cst.Float)):
+        return None
+    try:
+        value = float(node.evaluated_value)
+    except (OverflowError, ValueError):
+        return None
+    return value if math.isfinite(value) else None

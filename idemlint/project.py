@@ -102,13 +102,23 @@ class Project:
         return None
 
     def _split(self, qualified: str) -> Optional[Tuple[LoadedModule, List[str]]]:
+        """The project module a name starts with, and what follows it.
+
+        Only shapes that can name a function are tried (``module.function``,
+        ``module.Class().method``), so ``models.Order.objects.get`` does not
+        make us parse ``models``.
+        """
         parts = qualified.split(".")
-        for cut in range(len(parts) - 1, 0, -1):
-            if "()" in "".join(parts[:cut]):
+        for cut in (len(parts) - 1, len(parts) - 2):
+            if cut < 1 or "()" in "".join(parts[:cut]):
                 continue
-            loaded = self.load(".".join(parts[:cut]))
+            rest = parts[cut:]
+            if len(rest) == 2 and not rest[0].endswith("()"):
+                continue
+            name = ".".join(parts[:cut])
+            loaded = self.load(name) if name in self.files else None
             if loaded is not None:
-                return loaded, parts[cut:]
+                return loaded, rest
         return None
 
 

@@ -10,7 +10,7 @@ and the calls that register a function as a task (``app.task(func)``,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import AbstractSet, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -70,28 +70,32 @@ class ModuleIndex:
     arq_settings: List[cst.ClassDef] = field(default_factory=list)
     # id(function) -> definition order, since libcst nodes carry no positions.
     order: Dict[int, int] = field(default_factory=dict)
+    _resolver: Optional[Resolver] = field(default=None, repr=False)
 
     def resolver(self) -> Resolver:
-        return Resolver(self.imports, self.constants_resolved)
+        """A resolver for module scope; computed once, shared as a parent."""
+        if self._resolver is None:
+            plain = Resolver(self.imports)
+            resolved: Dict[str, str] = {}
+            for name, value in self.constants.items():
+                target = plain.resolve(value)
+                if target is not None and name not in self.functions:
+                    resolved[name] = target
+            self._resolver = Resolver(self.imports, resolved)
+        return self._resolver
 
-    @property
-    def constants_resolved(self) -> Dict[str, str]:
-        resolver = Resolver(self.imports)
-        resolved: Dict[str, str] = {}
-        for name, value in self.constants.items():
-            target = resolver.resolve(value)
-            if target is not None and name not in self.functions:
-                resolved[name] = target
-        return resolved
-
-    def methods(self, owner: cst.ClassDef) -> Dict[str, cst.FunctionDef]:
+    def methods(
+        self, owner: cst.ClassDef, seen: Optional[Set[int]] = None
+    ) -> Dict[str, cst.FunctionDef]:
         """Methods of a class, including those of its bases in this module."""
+        seen = set() if seen is None else seen
+        seen.add(id(owner))
         found: Dict[str, cst.FunctionDef] = {}
         for base in owner.bases:
             base_name = dotted_name(base.value)
             base_class = self.classes.get(base_name or "")
-            if base_class is not None and base_class is not owner:
-                found.update(self.methods(base_class))
+            if base_class is not None and id(base_class) not in seen:
+                found.update(self.methods(base_class, seen))
         for statement in owner.body.body:
             if isinstance(statement, cst.FunctionDef):
                 found[statement.name.value] = statement
@@ -273,8 +277,14 @@ def classify_decorator(
     expression: cst.BaseExpression,
     resolver: Resolver,
     extra_decorators: Sequence[str],
+    local_functions: AbstractSet[str] = frozenset(),
 ) -> Optional[Tuple[str, Dict[str, cst.BaseExpression]]]:
-    """(framework, options) when ``expression`` makes a task, else None."""
+    """(framework, options) when ``expression`` makes a task, else None.
+
+    A name defined by a ``def`` in the module is a task decorator only when it
+    wraps one (see :func:`task_decorator_wrappers`); then it arrives through
+    ``extra_decorators``.
+    """
     options: Dict[str, cst.BaseExpression] = {}
     target = expression
     if isinstance(expression, cst.Call):
@@ -294,9 +304,11 @@ def classify_decorator(
     if isinstance(target, cst.Name):
         name = target.value
         if not resolver.is_imported(name):
-            if name in catalog.UNIMPORTED_TASK_DECORATOR_NAMES and resolver.lookup(
-                name
-            ) is None:
+            if (
+                name in catalog.UNIMPORTED_TASK_DECORATOR_NAMES
+                and name not in local_functions
+                and resolver.lookup(name) is None
+            ):
                 return "celery", options
             return None
         if resolved.split(".")[-1] in catalog.TASK_DECORATOR_NAMES:
@@ -333,14 +345,36 @@ def _framework(resolved: str) -> str:
     return "celery"
 
 
+def task_decorator_wrappers(index: ModuleIndex, extra_decorators: Sequence[str] = ()) -> List[str]:
+    """Module functions that wrap a task decorator, so that they are one too.
+
+    ``def mytask(**kw): return shared_task(**kw)`` or ``def job(fn): return
+    app.task(bind=True)(fn)``: the project's own decorator, recognised without
+    configuration.
+    """
+    resolver = index.resolver()
+    wrappers = []
+    for name, function in index.functions.items():
+        for call in _calls_in_statements(function.body.body):
+            target = call.func.func if isinstance(call.func, cst.Call) else call.func
+            if classify_decorator(target, resolver, extra_decorators, set(index.functions)):
+                wrappers.append(name)
+                break
+    return wrappers
+
+
 def find_tasks(
     index: ModuleIndex, extra_decorators: Sequence[str] = ()
 ) -> List[Task]:
     """Every task entry point of the module, in source order."""
     resolver = index.resolver()
+    extra_decorators = (*extra_decorators, *task_decorator_wrappers(index, extra_decorators))
+    local_functions = set(index.functions)
     found: Dict[int, Task] = {}
     for function in index.functions.values():
-        task = _decorated_task(function, function.name.value, resolver, extra_decorators)
+        task = _decorated_task(
+            function, function.name.value, resolver, extra_decorators, local_functions
+        )
         if task is not None:
             found[id(function)] = task
     for name, framework, options in index.registrations:
@@ -361,7 +395,7 @@ def find_tasks(
             if id(method) in found:
                 continue
             task = _decorated_task(
-                method, f"{owner.name.value}.{method.name.value}", resolver, extra_decorators
+                method, f"{owner.name.value}.{method.name.value}", resolver, extra_decorators, local_functions
             )
             if task is not None:
                 found[id(method)] = task
@@ -373,9 +407,12 @@ def _decorated_task(
     name: str,
     resolver: Resolver,
     extra_decorators: Sequence[str],
+    local_functions: AbstractSet[str],
 ) -> Optional[Task]:
     for decorator in function.decorators:
-        classified = classify_decorator(decorator.decorator, resolver, extra_decorators)
+        classified = classify_decorator(
+            decorator.decorator, resolver, extra_decorators, local_functions
+        )
         if classified is not None:
             framework, options = classified
             return Task(name, function, framework, options)

@@ -38,6 +38,9 @@ def task_names(source: str, extra: tuple = ()) -> List[str]:
         ("from arq import func\nasync def a(ctx): pass\nasync def b(ctx): pass\nclass WorkerSettings:\n    functions = [a, func(b, timeout=5)]\n", ["a", "b"]),
         ("from taskiq_redis import ListQueueBroker\nbroker = ListQueueBroker('redis://')\n@broker.task\nasync def a(): pass\n@broker.task(task_name='x')\nasync def b(): pass\n", ["a", "b"]),
         ("from sentry.tasks.base import instrumented_task\n@instrumented_task(name='x')\ndef a(): pass\n", []),
+        # a project's own wrapper of a task decorator is one too
+        ("from celery import shared_task\ndef mytask(**kw):\n    return shared_task(**kw)\n@mytask(queue='q')\ndef a(): pass\n", ["a"]),
+        ("from proj.celery import app\ndef job(fn):\n    return app.task(bind=True)(fn)\n@job\ndef a(self): pass\n", ["a"]),
     ],
 )
 def test_detected_tasks(source: str, expected: List[str]) -> None:
@@ -59,6 +62,8 @@ def test_configured_decorator_makes_a_task() -> None:
         "from myapp.jobs import job\n@job\ndef a(): pass\n",
         "def helper(): pass\nclass Q:\n    def enqueue(self, x): pass\n",
         "from celery import shared_task\ndef plain(): pass\n",
+        # a module's own `task` that wraps nothing is not Celery's
+        "def task(fn):\n    return fn\n@task\ndef a(): pass\n",
     ],
 )
 def test_not_a_task(source: str) -> None:

@@ -11,7 +11,7 @@ import libcst as cst
 from idemlint import catalog
 from idemlint.analysis import Event, Trace, call_label, happens_before, source_text
 from idemlint.effects import Knowledge, argument
-from idemlint.names import dotted_name
+from idemlint.names import dotted_name, literal_text
 from idemlint.rules.base import TaskRule, Violation, where
 
 # Leading verbs of a call name that does the work a status/flag marker records.
@@ -151,8 +151,7 @@ def _is_done_field(field: str, value: cst.BaseExpression) -> bool:
 def _is_done_state(value: cst.BaseExpression) -> bool:
     """``"paid"``, ``OrderStatus.PAID``, ``Order.STATUS_PAID``; not ``NOT_SENT``."""
     if isinstance(value, cst.SimpleString):
-        evaluated = value.evaluated_value
-        text = evaluated if isinstance(evaluated, str) else ""
+        text = literal_text(value) or ""
     elif isinstance(value, cst.Attribute):
         text = value.attr.value
     else:

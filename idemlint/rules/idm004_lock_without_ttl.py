@@ -65,6 +65,6 @@ def sync_account(account_id):
             yield Violation(
                 event.node,
                 f"`{call_label(event.node)}` in {where(event, trace.task.name)} takes "
-                f"a {api.label} lock without expiry; if the worker dies holding it, "
+                f"a lock ({api.label}) without expiry; if the worker dies holding it, "
                 "the lock is never released and every retry is blocked",
             )

@@ -8,6 +8,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 import libcst as cst
 
 from idemlint import catalog
+from idemlint.names import literal_text
 from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_text
 from idemlint.effects import Knowledge, argument, stores_lock_token
 from idemlint.rules.base import TaskRule, Violation, where
@@ -232,8 +233,7 @@ def _unwrap(node: cst.BaseExpression) -> cst.BaseExpression:
 def _text(node: cst.BaseExpression) -> Optional[str]:
     """A key's literal text with ``{}`` for computed parts, when it has any."""
     if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
+        return literal_text(node)
     if isinstance(node, cst.FormattedString):
         return "".join(
             part.value if isinstance(part, cst.FormattedStringText) else "{}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Tuple
 
@@ -10,7 +11,7 @@ import libcst as cst
 from idemlint import catalog
 from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_text
 from idemlint.effects import Knowledge, argument, is_none
-from idemlint.names import Resolver
+from idemlint.names import Resolver, literal_number
 from idemlint.rules.base import TaskRule, Violation, where
 from idemlint.tasks import Task
 
@@ -268,7 +269,8 @@ class _Values:
         if depth > _MAX_DEPTH:
             return None
         if isinstance(node, (cst.Integer, cst.Float)):
-            return _Number(float(node.evaluated_value))
+            number = literal_number(node)
+            return _Number(number) if number is not None else None
         if isinstance(node, cst.Name):
             return self._name(node.value, scope, resolver, depth)
         if isinstance(node, cst.Attribute):
@@ -324,7 +326,12 @@ class _Values:
         right = self.evaluate(node.right, scope, resolver, depth + 1)
         if left is None or right is None:
             return None
-        operator = node.operator
+        result = self._combine(node.operator, left, right)
+        # 1e308 * 10 is inf, inf - inf is nan: not a TTL anyone can compare.
+        return result if result is not None and math.isfinite(result.value) else None
+
+    @staticmethod
+    def _combine(operator: cst.BaseBinaryOp, left: _Number, right: _Number) -> Optional[_Number]:
         if isinstance(operator, (cst.Add, cst.Subtract)):
             if left.timedelta != right.timedelta:
                 return None
@@ -337,7 +344,7 @@ class _Values:
         if isinstance(operator, (cst.Divide, cst.FloorDivide)) and right.value:
             quotient = left.value / right.value
             if isinstance(operator, cst.FloorDivide):
-                quotient = float(int(quotient // 1))
+                quotient = math.floor(quotient)
             if right.timedelta:
                 return _Number(quotient) if left.timedelta else None
             return _Number(quotient, left.timedelta)

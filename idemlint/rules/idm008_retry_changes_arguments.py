@@ -8,6 +8,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from idemlint import catalog
+from idemlint.names import literal_text
 from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_text
 from idemlint.effects import Knowledge
 from idemlint.rules.base import TaskRule, Violation, where
@@ -470,7 +471,7 @@ class _Judge:
             subscript = index.value
             request_args = self._is_request(node.value, "args", scope, seq)
             if isinstance(subscript, cst.Integer) and request_args:
-                position = int(subscript.value)
+                position = int(subscript.value, 0)
                 names = self.signature.positional
                 return position < len(names) and names[position] == expected
             text = (
@@ -567,8 +568,8 @@ def _request_kwargs_get(node: cst.Call) -> Optional[Tuple[cst.BaseExpression, st
     key = node.args[0].value
     if not isinstance(key, cst.SimpleString):
         return None
-    text = key.evaluated_value
-    return (func.value, text) if isinstance(text, str) else None
+    text = literal_text(key)
+    return (func.value, text) if text is not None else None
 
 
 def _signature_call(

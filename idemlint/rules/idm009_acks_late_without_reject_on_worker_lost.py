@@ -32,7 +32,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Union
 
 import libcst as cst
 
-from idemlint.names import Resolver, dotted_name
+from idemlint.names import Resolver, dotted_name, literal_text
 from idemlint.rules.base import ModuleRule, Violation
 from idemlint.tasks import ModuleIndex, _is_task_base, _task_classes, classify_decorator
 
@@ -119,10 +119,7 @@ def _reject_state(value: cst.BaseExpression) -> str:
 
 
 def _string_key(node: Optional[cst.BaseExpression]) -> Optional[str]:
-    if isinstance(node, cst.SimpleString):
-        text = node.evaluated_value
-        return text if isinstance(text, str) else None
-    return None
+    return literal_text(node) if node is not None else None
 
 
 def _first_name(call: cst.Call) -> Optional[str]:

@@ -123,11 +123,9 @@ def export_invoices(account_id):
                 if event.discarded and _is_redis(event, call):
                     return _DROPPED_OBJECT
                 return None
-            if api.pattern in ("*.add", "*.aadd") and not _is_cache_add(event, call, api, knowledge):
-                return None
             if not stores_lock_token(event, knowledge):
                 return None  # set-if-absent of data: a cache fill, not a lock
-            label = api.label[: -len(" lock")] if api.label.endswith(" lock") else api.label
+            label = api.label
             return f"takes a {label} lock"
         if _method(call) in ("acquire", "aacquire") and _can_fail(event, call, knowledge, flow):
             return "may give up without the lock (non-blocking or time-limited acquire)"
@@ -261,24 +259,6 @@ def _keyword(
             None,
         )
     return None if value is None or is_none(value) else value
-
-
-def _is_cache_add(event: Event, call: cst.Call, api: catalog.LockApi, knowledge: Knowledge) -> bool:
-    receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
-    if receiver is None:
-        return False
-    resolved = event.scope.resolver.resolve(receiver) or ""
-    if resolved.split(".")[0] in catalog.CACHE_MODULES:
-        return True
-    spelled = f"{resolved} {source_text(receiver)}"
-    if not catalog.words(spelled).isdisjoint(catalog.CACHE_RECEIVER_WORDS):
-        return True
-    key = argument(call, api.key_position, api.key_keyword)
-    if key is None:
-        return False
-    text = knowledge.string_value(key, event.scope)
-    named = source_text(key)
-    return not catalog.words(f"{text or ''} {named}").isdisjoint(catalog.LOCK_NAME_WORDS)
 
 
 def _is_redis(event: Event, call: cst.Call) -> bool:
