@@ -126,7 +126,10 @@ def lint_paths(
     problems += [p for p in file_problems if os.path.realpath(p.path) in reported_paths]
     from idemlint.project import Project
 
-    result = _findings_of(task_modules, Project(files), settings, apply_noqa=True)
+    modules = Project(files)
+    for loaded in task_modules:
+        modules.register(loaded)  # a helper in a task's own file is not parsed twice
+    result = _findings_of(task_modules, modules, settings, apply_noqa=True)
     findings = [f for f in result.findings if os.path.realpath(f.path) in reported_paths]
     return LintResult(
         findings=tuple(sorted(findings, key=_order)),

@@ -11,6 +11,7 @@ reported node, the ones a task walked first.
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import libcst as cst
@@ -26,48 +27,95 @@ def locate(
     """``id(node) -> CodeRange`` for ``nodes``.
 
     ``likely`` holds ids of top-level statements (functions, classes) to
-    search first: those a task's trace walked.
+    search first: those a task's trace walked.  A class is searched method by
+    method, since a model or client class can be thousands of lines long.
     """
-    starts = _first_lines(module, tree)
-    if starts is None:
+    units = _units(module, tree)
+    if units is None:
         return _whole_module(module, nodes)
     wanted = {id(node): node for node in nodes}
     found: Dict[int, CodeRange] = {}
     first = set(likely)
-    order = sorted(range(len(module.body)), key=lambda i: id(module.body[i]) not in first)
-    for index in order:
+    for unit in sorted(units, key=lambda u: u.top not in first):
         if len(found) == len(wanted):
             break
-        statement = module.body[index]
-        alone, positions = _statement_positions(module, statement)
+        alone, positions = _statement_positions(module, unit.statement)
         for key, node in wanted.items():
-            where = positions.get(alone if node is statement else node)
+            where = positions.get(alone if node is unit.statement else node)
             if key not in found and where is not None:
-                found[key] = _shifted(where, starts[index] - 1)
+                found[key] = _shifted(where, unit.first_line - 1, unit.indent)
     if len(found) < len(wanted):
         return _whole_module(module, nodes)
     return found
 
 
-def _first_lines(module: cst.Module, tree: ast.Module) -> Optional[List[int]]:
-    """The first line of each top-level libcst statement, from the CPython AST.
+@dataclass(frozen=True)
+class _Unit:
+    """A statement positioned on its own: its first line and the indentation
+    to add to every column (a method inside a class)."""
+
+    statement: Statement
+    first_line: int
+    indent: int
+    top: int
+
+
+def _units(module: cst.Module, tree: ast.Module) -> Optional[List[_Unit]]:
+    starts = _first_lines(module.body, tree.body)
+    if starts is None:
+        return None
+    units: List[_Unit] = []
+    for statement, start, counterpart in starts:
+        top = id(statement)
+        body = statement.body if isinstance(statement, cst.ClassDef) else None
+        if isinstance(body, cst.IndentedBlock) and isinstance(counterpart, ast.ClassDef):
+            members = _first_lines(body.body, counterpart.body)
+            indent = len(body.indent if body.indent is not None else module.default_indent)
+            if members is not None and not _has_inline_multiline_strings(counterpart):
+                units += [_Unit(member, line, indent, top) for member, line, _ in members]
+        units.append(_Unit(statement, start, 0, top))
+    return units
+
+
+def _has_inline_multiline_strings(node: ast.AST) -> bool:
+    """A multi-line string inside an expression: code after its last line is
+    not indented with the class, so columns cannot be shifted.  Docstrings
+    (a string statement of its own) are fine."""
+    standalone = {id(n.value) for n in ast.walk(node) if isinstance(n, ast.Expr)}
+    return any(
+        isinstance(n, (ast.Constant, ast.JoinedStr))
+        and n.end_lineno != n.lineno
+        and id(n) not in standalone
+        for n in ast.walk(node)
+    )
+
+
+Statement = Union[cst.SimpleStatementLine, cst.BaseCompoundStatement]
+
+
+def _first_lines(
+    statements: Sequence[cst.BaseStatement], counterparts: Sequence[ast.stmt]
+) -> Optional[List[Tuple[Statement, int, ast.stmt]]]:
+    """Each libcst statement with its first line and its CPython AST statement.
 
     ``a = 1; b = 2`` is one libcst statement and two AST statements.
     """
-    starts: List[int] = []
+    starts: List[Tuple[Statement, int, ast.stmt]] = []
     position = 0
-    for statement in module.body:
-        if position >= len(tree.body):
+    for statement in statements:
+        if position >= len(counterparts) or not isinstance(
+            statement, (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+        ):
             return None
-        counterpart = tree.body[position]
+        counterpart = counterparts[position]
         decorators = getattr(counterpart, "decorator_list", [])
-        starts.append(min([counterpart.lineno, *(d.lineno for d in decorators)]))
+        starts.append((statement, min([counterpart.lineno, *(d.lineno for d in decorators)]), counterpart))
         position += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
-    return starts if position == len(tree.body) else None
+    return starts if position == len(counterparts) else None
 
 
 def _statement_positions(
-    module: cst.Module, statement: Union[cst.SimpleStatementLine, cst.BaseCompoundStatement]
+    module: cst.Module, statement: Statement
 ) -> Tuple[cst.CSTNode, Mapping[cst.CSTNode, CodeRange]]:
     """The statement on its own and the positions of its nodes there.
 
@@ -83,10 +131,10 @@ def _statement_positions(
     return alone, MetadataWrapper(single, unsafe_skip_copy=True).resolve(PositionProvider)
 
 
-def _shifted(where: CodeRange, lines: int) -> CodeRange:
+def _shifted(where: CodeRange, lines: int, columns: int) -> CodeRange:
     return CodeRange(
-        CodePosition(where.start.line + lines, where.start.column),
-        CodePosition(where.end.line + lines, where.end.column),
+        CodePosition(where.start.line + lines, where.start.column + columns),
+        CodePosition(where.end.line + lines, where.end.column + columns),
     )
 
 
