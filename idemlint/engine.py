@@ -246,7 +246,8 @@ def _analyse(
                 for violation in module_rule.check_module(loaded.module, loaded.index):
                     report(module_rule.code, violation.node, violation.message, "", loaded)
             stage = "task detection"
-            for task in find_tasks(loaded.index, settings.task_decorators):
+            wrappers = project.is_task_decorator if project is not None else _no_wrappers
+            for task in find_tasks(loaded.index, settings.task_decorators, wrappers):
                 stage = f"the trace of task `{task.name}`"
                 trace = TraceBuilder(loaded, task, project).build()
                 knowledge = Knowledge(trace, loaded.index.constants, settings)
@@ -260,6 +261,10 @@ def _analyse(
         except Exception as error:  # one broken rule must not end the run
             problems.append(_internal_error(loaded.path, stage, error))
     return reported, walked, problems
+
+
+def _no_wrappers(qualified: str) -> bool:
+    return False
 
 
 def _internal_error(path: str, stage: str, error: Exception) -> FileProblem:

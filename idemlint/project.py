@@ -21,7 +21,7 @@ from typing import Dict, Iterable, List, Optional, Tuple, Union
 import libcst as cst
 
 from idemlint.findings import FileProblem
-from idemlint.tasks import ModuleIndex, build_index
+from idemlint.tasks import ModuleIndex, build_index, task_decorator_wrappers
 
 MAX_ALIAS_HOPS = 5
 
@@ -61,6 +61,7 @@ class Project:
             if name:
                 self.files.setdefault(name, path)
         self._loaded: Dict[str, Optional[LoadedModule]] = {}
+        self._wrappers: Dict[str, bool] = {}
 
     def load(self, name: str) -> Optional[LoadedModule]:
         if name not in self._loaded:
@@ -71,6 +72,18 @@ class Project:
     def register(self, loaded: LoadedModule) -> None:
         """A module the engine parsed itself (a task file) is not parsed again."""
         self._loaded[loaded.name] = loaded
+
+    def is_task_decorator(self, qualified: str) -> bool:
+        """Whether a name is a project function that wraps a task decorator
+        (sentry's ``instrumented_task``), found without configuration."""
+        if qualified not in self._wrappers:
+            found = self._split(qualified)
+            wrapper = False
+            if found is not None and len(found[1]) == 1:
+                loaded, rest = found
+                wrapper = rest[0] in task_decorator_wrappers(loaded.index)
+            self._wrappers[qualified] = wrapper
+        return self._wrappers[qualified]
 
     def function(
         self, qualified: str

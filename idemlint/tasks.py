@@ -10,7 +10,7 @@ and the calls that register a function as a task (``app.task(func)``,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import AbstractSet, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import AbstractSet, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -364,11 +364,21 @@ def task_decorator_wrappers(index: ModuleIndex, extra_decorators: Sequence[str] 
 
 
 def find_tasks(
-    index: ModuleIndex, extra_decorators: Sequence[str] = ()
+    index: ModuleIndex,
+    extra_decorators: Sequence[str] = (),
+    project_decorators: Callable[[str], bool] = lambda qualified: False,
 ) -> List[Task]:
-    """Every task entry point of the module, in source order."""
+    """Every task entry point of the module, in source order.
+
+    ``project_decorators`` says whether a resolved decorator name is a task
+    decorator wrapper defined in another project module.
+    """
     resolver = index.resolver()
-    extra_decorators = (*extra_decorators, *task_decorator_wrappers(index, extra_decorators))
+    extra_decorators = (
+        *extra_decorators,
+        *task_decorator_wrappers(index, extra_decorators),
+        *_imported_wrappers(index, project_decorators),
+    )
     local_functions = set(index.functions)
     found: Dict[int, Task] = {}
     for function in index.functions.values():
@@ -400,6 +410,11 @@ def find_tasks(
             if task is not None:
                 found[id(method)] = task
     return sorted(found.values(), key=lambda t: index.order.get(id(t.function), 0))
+
+
+def _imported_wrappers(index: ModuleIndex, is_wrapper: Callable[[str], bool]) -> List[str]:
+    """Imported names that are task decorator wrappers elsewhere in the project."""
+    return [qualified for qualified in set(index.imports.values()) if is_wrapper(qualified)]
 
 
 def _decorated_task(

@@ -51,3 +51,11 @@ def test_without_the_project_a_helper_module_alone_reports_nothing() -> None:
 def test_the_tasks_module_alone_reports_nothing_it_cannot_see() -> None:
     tasks = PROJECT / "shop" / "tasks.py"
     assert lint_source(tasks.read_bytes(), str(tasks)).findings == ()
+
+
+def test_a_task_decorator_wrapped_in_another_module_is_recognised() -> None:
+    result = lint_paths([str(PROJECT)])
+    assert any(f.task == "notify_partner" for f in result.findings)
+    # flake8 sees tasks.py alone and cannot know what `background` wraps.
+    tasks = PROJECT / "shop" / "tasks.py"
+    assert all(f.task != "notify_partner" for f in lint_source(tasks.read_bytes(), str(tasks)).findings)

@@ -1,11 +1,13 @@
 """Celery tasks that reach their side effects through other project modules."""
 
+import requests
 from celery import shared_task
 
 from shop import capture_payment, emails
 from shop.billing import refund
 from shop.clients import Zendesk
 from shop.models import Order
+from shop.taskutils import background
 
 
 @shared_task
@@ -27,3 +29,8 @@ def send_receipt(order_id):
 @shared_task
 def open_ticket(order_id):
     Zendesk().create_ticket(subject=f"Order {order_id} failed")
+
+
+@background(queue="webhooks")
+def notify_partner(order_id):
+    requests.post("https://partner.example/orders", json={"order": order_id})  # expect: IDM002
