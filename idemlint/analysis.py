@@ -26,6 +26,10 @@ if TYPE_CHECKING:
     from idemlint.project import LoadedModule, Project
 
 MAX_HELPER_DEPTH = 8
+# Calls into other project modules are followed this deep: the side effect of
+# a task is rarely more than a few calls away, and every module reached must
+# be parsed.
+MAX_PROJECT_DEPTH = 4
 
 # A function a task runs: the definition, its class (for methods), its module.
 _Helper = Tuple[cst.FunctionDef, Optional[cst.ClassDef], "LoadedModule"]
@@ -430,7 +434,7 @@ class TraceBuilder:
             method = index.methods(scope.owner).get(func.attr.value)
             if method is not None:
                 found = (method, scope.owner, scope.module)
-        if found is None and self.project is not None:
+        if found is None and self.project is not None and len(self._stack) <= MAX_PROJECT_DEPTH:
             resolved = scope.resolver.resolve(func)
             if resolved is not None and "." in resolved:
                 found = self.project.function(resolved)

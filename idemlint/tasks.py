@@ -413,8 +413,17 @@ def find_tasks(
 
 
 def _imported_wrappers(index: ModuleIndex, is_wrapper: Callable[[str], bool]) -> List[str]:
-    """Imported names that are task decorator wrappers elsewhere in the project."""
-    return [qualified for qualified in set(index.imports.values()) if is_wrapper(qualified)]
+    """Imported decorators that are task decorator wrappers elsewhere in the project."""
+    resolver = index.resolver()
+    used = set()
+    for function in _all_functions(index):
+        for decorator in function.decorators:
+            target = decorator.decorator
+            target = target.func if isinstance(target, cst.Call) else target
+            spelled = dotted_name(target)
+            if spelled is not None and spelled.split(".")[0] in index.imports:
+                used.add(resolver.resolve(target) or spelled)
+    return [qualified for qualified in sorted(used) if is_wrapper(qualified)]
 
 
 def _decorated_task(
