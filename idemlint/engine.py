@@ -223,7 +223,7 @@ def _analyse(
     from idemlint.analysis import TraceBuilder
     from idemlint.effects import Knowledge
     from idemlint.rules import RULES, ModuleRule, TaskRule
-    from idemlint.tasks import find_tasks
+    from idemlint.tasks import find_tasks, task_decorators
 
     enabled = [rule for rule in RULES if settings.enabled(rule.code)]
     task_rules = [rule for rule in enabled if isinstance(rule, TaskRule)]
@@ -241,13 +241,14 @@ def _analyse(
     for loaded in modules:
         stage = "task detection"
         try:
+            wrappers = project.is_task_decorator if project is not None else _no_wrappers
+            decorators = task_decorators(loaded.index, settings.task_decorators, wrappers)
             for module_rule in module_rules:
                 stage = module_rule.code
-                for violation in module_rule.check_module(loaded.module, loaded.index):
+                for violation in module_rule.check_module(loaded.module, loaded.index, decorators):
                     report(module_rule.code, violation.node, violation.message, "", loaded)
             stage = "task detection"
-            wrappers = project.is_task_decorator if project is not None else _no_wrappers
-            for task in find_tasks(loaded.index, settings.task_decorators, wrappers):
+            for task in find_tasks(loaded.index, decorators):
                 stage = f"the trace of task `{task.name}`"
                 trace = TraceBuilder(loaded, task, project).build()
                 knowledge = Knowledge(trace, loaded.index.constants, settings)

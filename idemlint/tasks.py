@@ -363,22 +363,27 @@ def task_decorator_wrappers(index: ModuleIndex, extra_decorators: Sequence[str] 
     return wrappers
 
 
-def find_tasks(
+def task_decorators(
     index: ModuleIndex,
-    extra_decorators: Sequence[str] = (),
+    configured: Sequence[str] = (),
     project_decorators: Callable[[str], bool] = lambda qualified: False,
-) -> List[Task]:
-    """Every task entry point of the module, in source order.
-
-    ``project_decorators`` says whether a resolved decorator name is a task
-    decorator wrapper defined in another project module.
-    """
-    resolver = index.resolver()
-    extra_decorators = (
-        *extra_decorators,
-        *task_decorator_wrappers(index, extra_decorators),
+) -> Tuple[str, ...]:
+    """Decorator names beyond the catalogue's: configured ones, the module's own
+    wrappers, and imported wrappers (``project_decorators`` says whether a
+    resolved name is one, defined in another project module)."""
+    return (
+        *configured,
+        *task_decorator_wrappers(index, configured),
         *_imported_wrappers(index, project_decorators),
     )
+
+
+def find_tasks(index: ModuleIndex, extra_decorators: Sequence[str] = ()) -> List[Task]:
+    """Every task entry point of the module, in source order.
+
+    ``extra_decorators``: from :func:`task_decorators` (wrappers included).
+    """
+    resolver = index.resolver()
     local_functions = set(index.functions)
     found: Dict[int, Task] = {}
     for function in index.functions.values():
@@ -396,7 +401,7 @@ def find_tasks(
             listed = index.functions.get(name)
             if listed is not None and id(listed) not in found:
                 found[id(listed)] = Task(name, listed, "arq", options)
-    for owner in _task_classes(index, resolver):
+    for owner in task_classes(index, resolver):
         run = index.methods(owner).get("run")
         if run is not None and id(run) not in found:
             found[id(run)] = Task(owner.name.value, run, "celery", {}, owner=owner)
@@ -472,7 +477,7 @@ def _arq_functions(
     return listed
 
 
-def _task_classes(index: ModuleIndex, resolver: Resolver) -> List[cst.ClassDef]:
+def task_classes(index: ModuleIndex, resolver: Resolver) -> List[cst.ClassDef]:
     """Celery ``Task`` subclasses, including subclasses of those in the module."""
     task_classes: Dict[str, cst.ClassDef] = {}
     changed = True
@@ -482,7 +487,7 @@ def _task_classes(index: ModuleIndex, resolver: Resolver) -> List[cst.ClassDef]:
             if name in task_classes:
                 continue
             for base in owner.bases:
-                if _is_task_base(base.value, resolver) or (
+                if is_task_base(base.value, resolver) or (
                     dotted_name(base.value) in task_classes
                 ):
                     task_classes[name] = owner
@@ -491,7 +496,7 @@ def _task_classes(index: ModuleIndex, resolver: Resolver) -> List[cst.ClassDef]:
     return list(task_classes.values())
 
 
-def _is_task_base(expression: cst.BaseExpression, resolver: Resolver) -> bool:
+def is_task_base(expression: cst.BaseExpression, resolver: Resolver) -> bool:
     resolved = resolver.resolve(expression)
     if resolved is None:
         return False

@@ -8,12 +8,12 @@ from typing import List
 import libcst as cst
 import pytest
 
-from idemlint.tasks import build_index, find_tasks
+from idemlint.tasks import build_index, find_tasks, task_decorators
 
 
 def task_names(source: str, extra: tuple = ()) -> List[str]:
     index = build_index(cst.parse_module(textwrap.dedent(source)))
-    return [task.name for task in find_tasks(index, extra)]
+    return [task.name for task in find_tasks(index, task_decorators(index, extra))]
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Iterator
+from typing import ClassVar, Iterator, Sequence
 
 import libcst as cst
 
@@ -50,7 +50,10 @@ class TaskRule(Rule):
 class ModuleRule(Rule):
     """A rule over module-level code (configuration), outside any task."""
 
-    def check_module(self, module: cst.Module, index: ModuleIndex) -> Iterator[Violation]:
+    def check_module(
+        self, module: cst.Module, index: ModuleIndex, task_decorators: Sequence[str]
+    ) -> Iterator[Violation]:
+        """``task_decorators``: configured decorators and the project's wrappers."""
         raise NotImplementedError
 
 

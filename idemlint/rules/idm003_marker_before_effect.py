@@ -178,7 +178,7 @@ def _call_marker(event: Event, call: cst.Call, knowledge: Knowledge) -> Optional
         return None
     method = func.attr.value
     label = f"`{call_label(call)}`"
-    if _is_mark_method(method) and dotted_name(func.value) not in ("self", "cls"):
+    if _is_mark_method(method) and _is_local_object(func.value, event):
         return _Marker(call, event, label, dedup=False)
     if method in ("update", "aupdate", "update_or_create"):
         for arg in call.args:
@@ -299,11 +299,37 @@ def _is_work(event: Event, marker: _Marker, knowledge: Knowledge) -> bool:
     assert isinstance(call, cst.Call)
     if marker.dedup:
         return not _is_exception(call)
+    if _outside_the_project(call, event):
+        return False  # a library's effects are the catalogue's to know, not its names'
     names = (event.callee or "").replace("()", "").split(".")
     # ``send_receipt.delay()`` does what its receiver says; ``signal.send()``
     # on an object we cannot resolve says nothing by itself.
     verbs = names[-2:-1] if names[-1] in _DISPATCH_METHODS else names[-1:]
     return any(_leading_word(name) in _WORK_VERBS for name in verbs)
+
+
+def _is_local_object(receiver: cst.BaseExpression, event: Event) -> bool:
+    """``order.mark_paid()`` on a row the task holds, not on a module-level
+    service object (``debounce_cache.mark_task_done()``)."""
+    root = dotted_name(receiver)
+    if root is None:
+        return False
+    name = root.split(".")[0]
+    index = event.scope.index
+    return name not in ("self", "cls") and name not in index.imports and name not in index.constants
+
+
+def _outside_the_project(call: cst.Call, event: Event) -> bool:
+    """A call through an import from another top-level package than this
+    module's own (``sentry_sdk.push_scope`` in ``sentry.tasks``)."""
+    module = event.scope.module.name
+    spelled = dotted_name(call.func)
+    if "." not in module or spelled is None:
+        return False
+    imported = event.scope.index.imports.get(spelled.split(".")[0])
+    if imported is None or imported.startswith("."):
+        return False
+    return imported.split(".")[0] != module.split(".")[0]
 
 
 def _leading_word(name: str) -> str:

@@ -34,7 +34,7 @@ import libcst as cst
 
 from idemlint.names import Resolver, dotted_name, literal_text
 from idemlint.rules.base import ModuleRule, Violation
-from idemlint.tasks import ModuleIndex, _is_task_base, _task_classes, classify_decorator
+from idemlint.tasks import ModuleIndex, classify_decorator, is_task_base, task_classes
 
 # App-wide setting names (new lowercase, Django ``namespace="CELERY"``, and
 # pre-4.0) -> the reject setting to suggest in the same spelling.  Celery's
@@ -138,10 +138,11 @@ def _is_conf(node: cst.BaseExpression) -> bool:
 class _Walker:
     """One pass over the module's statements (not its expressions)."""
 
-    def __init__(self, index: ModuleIndex) -> None:
+    def __init__(self, index: ModuleIndex, task_decorators: Sequence[str]) -> None:
         self.index = index
+        self.task_decorators = task_decorators
         self.resolver: Resolver = index.resolver()
-        self.task_classes = {id(c) for c in _task_classes(index, self.resolver)}
+        self.task_classes = {id(c) for c in task_classes(index, self.resolver)}
         self.class_places: Dict[str, _Place] = {}
         self.class_is_task: Dict[str, bool] = {}
         self.places: List[_Place] = []
@@ -298,8 +299,8 @@ class _Walker:
     # -- tasks ------------------------------------------------------------
 
     def task_call(self, call: cst.Call, app: _Place, label: Optional[str]) -> None:
-        classified = classify_decorator(call, self.resolver, ())
-        if classified is None or classified[0] != "celery":
+        classified = classify_decorator(call, self.resolver, self.task_decorators)
+        if classified is None or classified[0] not in ("celery", "custom"):
             return
         subject = f" on task `{label}`" if label else f" in `{dotted_name(call.func)}(...)`"
         place = self.place(app, subject=subject)
@@ -345,7 +346,7 @@ class _Walker:
         is_task = (
             id(node) in self.task_classes
             or any(self.class_is_task.get(b or "", False) for b in bases)
-            or any(_is_task_base(base.value, self.resolver) for base in node.bases)
+            or any(is_task_base(base.value, self.resolver) for base in node.bases)
         )
         name = node.name.value
         place = self.place(*local_bases, app, subject=f" in class `{name}`")
@@ -485,8 +486,10 @@ def capture_payment(payment_id):
         "`CELERY_TASK_REJECT_ON_WORKER_LOST` is accepted too."
     )
 
-    def check_module(self, module: cst.Module, index: ModuleIndex) -> Iterator[Violation]:
-        walker = _Walker(index)
+    def check_module(
+        self, module: cst.Module, index: ModuleIndex, task_decorators: Sequence[str]
+    ) -> Iterator[Violation]:
+        walker = _Walker(index, task_decorators)
         app = walker.place(scope=" in this module")
         walker.scope(module.body, app, module_level=True)
         for place in walker.places:
