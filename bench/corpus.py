@@ -233,7 +233,7 @@ def run_idemlint(
     try:
         findings = json.loads(completed.stdout or "[]")
     except json.JSONDecodeError as error:
-        raise SystemExit(f"idemlint printed invalid JSON for {application.label}: {error}")
+        raise SystemExit(f"idemlint printed invalid JSON for {application.label}: {error}") from None
     problems = [line for line in completed.stderr.splitlines() if line.strip()]
     return findings, problems
 

@@ -8,7 +8,7 @@ work atomically. :class:`Guards` answers both, once per trace.
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Set
 
 import libcst as cst
 

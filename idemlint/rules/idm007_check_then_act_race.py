@@ -76,13 +76,11 @@ def send_welcome_email(user_id):
     )
 
     def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
-        guards: Optional[Guards] = None
         for event in trace.calls():
             consequence = _unprotected_effect(event, knowledge)
             if consequence is None:
                 continue
-            if guards is None:
-                guards = Guards.of(trace, knowledge)
+            guards = Guards.of(trace, knowledge)  # built once per trace
             check = guards.race_window(event)
             if check is None:
                 continue

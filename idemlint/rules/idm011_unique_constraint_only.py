@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Iterator, List, Optional
+from typing import Iterator, List
 
 import libcst as cst
 
@@ -99,7 +99,6 @@ def charge_customer(idempotency_key, order_id, amount_cents):
         inserts = _guarded_inserts(trace, knowledge)
         if not inserts:
             return
-        guards: Optional[Guards] = None
         for event in trace.calls():
             if not knowledge.is_side_effect(event):
                 continue
@@ -109,8 +108,7 @@ def charge_customer(idempotency_key, order_id, amount_cents):
             )
             if insert is None:
                 continue
-            if guards is None:
-                guards = Guards.of(trace, knowledge)
+            guards = Guards.of(trace, knowledge)  # built once per trace
             if guards.claimed_before(event) is not None:
                 continue
             error = next(

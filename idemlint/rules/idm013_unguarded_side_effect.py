@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import Iterator
 
 from idemlint.analysis import Trace, call_label
 from idemlint.effects import Knowledge
@@ -61,13 +61,11 @@ def send_shipping_notice(order_id):
     )
 
     def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
-        guards: Optional[Guards] = None
         for event in trace.calls():
             effect = message_effect(knowledge, event)
             if effect is None:
                 continue
-            if guards is None:
-                guards = Guards.of(trace, knowledge)
+            guards = Guards.of(trace, knowledge)  # built once per trace
             if guards.checked_before(event) is not None or guards.claimed_before(event) is not None:
                 continue
             yield Violation(
