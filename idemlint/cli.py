@@ -17,11 +17,11 @@ from typing import List, Optional, Sequence, Tuple
 import click
 
 from idemlint import __version__
+from idemlint.config import ConfigError, find_config, load_settings
 from idemlint.engine import lint_paths
 from idemlint.report import FORMATTERS, STRUCTURED_FORMATS
 from idemlint.report.text import line_for
 from idemlint.rules import RULES, RULES_BY_CODE
-from idemlint.config import ConfigError, find_config, load_settings
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1

@@ -14,10 +14,9 @@ from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple, TypeVar
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.names import literal_text
 from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_text
+from idemlint.names import argument, literal_text
 from idemlint.settings import Settings
-
 
 T = TypeVar("T")
 
@@ -332,19 +331,6 @@ class Knowledge:
             if value is not None:
                 return not is_none(value)
         return api.default_expires
-
-
-def argument(
-    call: cst.Call, position: int, keyword: Optional[str] = None
-) -> Optional[cst.BaseExpression]:
-    """The argument passed by ``keyword`` or else at ``position``."""
-    for arg in call.args:
-        if keyword is not None and arg.keyword is not None and arg.keyword.value == keyword:
-            return arg.value
-    positional = [a for a in call.args if a.keyword is None and a.star == ""]
-    if any(a.star == "*" for a in call.args):
-        return None
-    return positional[position].value if position < len(positional) else None
 
 
 def method_name(call: cst.Call) -> Optional[str]:

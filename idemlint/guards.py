@@ -13,9 +13,10 @@ from typing import Dict, Iterator, List, Optional, Set
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.names import literal_text
 from idemlint.analysis import Event, FunctionScope, Trace, happens_before
-from idemlint.effects import Knowledge, argument, is_none, method_name
+from idemlint.effects import Knowledge, is_none, method_name
+from idemlint.names import argument, literal_text
+
 
 class Guards:
     """Done-checks and claims of one trace, for the ordering rules.

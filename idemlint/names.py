@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Dict, Mapping, Optional, Union
+from typing import Dict, Mapping, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -153,3 +153,20 @@ def literal_number(node: cst.CSTNode) -> Optional[float]:
     except (OverflowError, ValueError):
         return None
     return value if math.isfinite(value) else None
+
+
+def argument(
+    call: cst.Call,
+    position: Optional[int],
+    keyword: Union[str, Sequence[str], None] = None,
+) -> Optional[cst.BaseExpression]:
+    """The argument passed by ``keyword`` (one name or several), else at
+    ``position``; unknown behind a ``*args`` splat."""
+    names = (keyword,) if isinstance(keyword, str) else tuple(keyword or ())
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in names:
+            return arg.value
+    if position is None or any(a.star == "*" for a in call.args):
+        return None
+    positional = [a for a in call.args if a.keyword is None and a.star == ""]
+    return positional[position].value if position < len(positional) else None

@@ -10,12 +10,25 @@ and the calls that register a function as a task (``app.task(func)``,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import AbstractSet, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import (
+    AbstractSet,
+    Callable,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Union,
+)
 
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.names import Resolver, dotted_name, import_bindings
+from idemlint.names import Resolver, argument, dotted_name, import_bindings
 
 
 @dataclass(frozen=True)
@@ -239,12 +252,12 @@ def _index_registration(index: ModuleIndex, resolver: Resolver, call: cst.Call) 
     func = call.func
     if isinstance(func, cst.Attribute) and func.attr.value in catalog.ENQUEUE_METHODS:
         position = catalog.ENQUEUE_METHODS[func.attr.value]
-        target = _argument(call, position, ("f", "func"))
+        target = argument(call, position, ("f", "func"))
         if isinstance(target, cst.Name):
             index.registrations.append((target.value, "rq", {}))
         return
     if resolver.resolve(func) in catalog.ARQ_WRAPPERS:
-        target = _argument(call, 0, ("coroutine",))
+        target = argument(call, 0, ("coroutine",))
         if isinstance(target, cst.Name):
             index.registrations.append((target.value, "arq", _keywords(call)))
         return
@@ -255,18 +268,6 @@ def _index_registration(index: ModuleIndex, resolver: Resolver, call: cst.Call) 
             framework, options = decorator
             merged = {**options, **_keywords(call)}
             index.registrations.append((first.value.value, framework, merged))
-
-
-def _argument(
-    call: cst.Call, position: int, keywords: Sequence[str]
-) -> Optional[cst.BaseExpression]:
-    positional = [a for a in call.args if a.keyword is None and a.star == ""]
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value in keywords:
-            return arg.value
-    if position < len(positional):
-        return positional[position].value
-    return None
 
 
 def _keywords(call: cst.Call) -> Dict[str, cst.BaseExpression]:
@@ -471,7 +472,7 @@ def _arq_functions(
                     catalog.ARQ_WRAPPERS
                 ):
                     options = _keywords(value)
-                    value = _argument(value, 0, ("coroutine",)) or value
+                    value = argument(value, 0, ("coroutine",)) or value
                 if isinstance(value, cst.Name):
                     listed.append((value.value, options))
     return listed

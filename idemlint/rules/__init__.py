@@ -21,7 +21,6 @@ from idemlint.rules.idm011_unique_constraint_only import UniqueConstraintOnly
 from idemlint.rules.idm012_lock_result_ignored import LockResultIgnored
 from idemlint.rules.idm013_unguarded_side_effect import UnguardedSideEffect
 
-
 RULES: Tuple[Rule, ...] = (
     NondeterministicKey(),
     MissingIdempotencyKey(),

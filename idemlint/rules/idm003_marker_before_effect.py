@@ -10,8 +10,8 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.analysis import Event, Trace, call_label, happens_before, source_text
-from idemlint.effects import Knowledge, argument
-from idemlint.names import dotted_name, literal_text
+from idemlint.effects import Knowledge
+from idemlint.names import argument, dotted_name, literal_text
 from idemlint.rules.base import TaskRule, Violation, where
 
 # Leading verbs of a call name that does the work a status/flag marker records.

@@ -8,9 +8,9 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.names import literal_text
 from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_text
-from idemlint.effects import Knowledge, argument, stores_lock_token
+from idemlint.effects import Knowledge, stores_lock_token
+from idemlint.names import argument, literal_text
 from idemlint.rules.base import TaskRule, Violation, where
 
 # Keywords a key-value delete accepts (Django's cache ``version``); any other

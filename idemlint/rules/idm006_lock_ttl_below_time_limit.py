@@ -10,8 +10,8 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_text
-from idemlint.effects import Knowledge, argument, is_none
-from idemlint.names import Resolver, literal_number
+from idemlint.effects import Knowledge, is_none
+from idemlint.names import Resolver, argument, literal_number
 from idemlint.rules.base import TaskRule, Violation, where
 from idemlint.tasks import Task
 

@@ -8,9 +8,9 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.names import literal_text
 from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_text
 from idemlint.effects import Knowledge
+from idemlint.names import argument, literal_text
 from idemlint.rules.base import TaskRule, Violation, where
 from idemlint.tasks import Task
 
@@ -100,7 +100,7 @@ def charge_order(self, order_id):
             if found is None:
                 continue
             entry, retry, carrier = found
-            change = judge.changed_argument(event, carrier, entry)
+            change = judge.changedargument(event, carrier, entry)
             if change is None:
                 continue
             label = call_label(call)
@@ -226,7 +226,7 @@ class _Judge:
         for entry in catalog.QUEUE_ENQUEUE_CALLS:
             if entry.method != method or entry.function_position is None:
                 continue
-            function = _argument(call, entry.function_position, entry.function_keyword)
+            function = argument(call, entry.function_position, entry.function_keyword)
             if function is None:
                 return None
             if entry.by_name:
@@ -280,7 +280,7 @@ class _Judge:
 
     # -- what the call passes ---------------------------------------------------
 
-    def changed_argument(
+    def changedargument(
         self, event: Event, call: cst.Call, entry: catalog.EnqueueCall
     ) -> Optional[str]:
         """How the call changes the task's arguments, or None when it passes them through."""
@@ -595,11 +595,3 @@ def _base_name(node: cst.BaseExpression) -> Optional[str]:
     return node.value if isinstance(node, cst.Name) else None
 
 
-def _argument(
-    call: cst.Call, position: int, keyword: Optional[str]
-) -> Optional[cst.BaseExpression]:
-    for arg in call.args:
-        if keyword is not None and arg.keyword is not None and arg.keyword.value == keyword:
-            return arg.value
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    return positional[position].value if position < len(positional) else None

@@ -8,7 +8,8 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.analysis import Event, Trace, call_label, source_text
-from idemlint.effects import Knowledge, argument, is_none, stores_lock_token
+from idemlint.effects import Knowledge, is_none, stores_lock_token
+from idemlint.names import argument
 from idemlint.rules.base import TaskRule, Violation, where
 
 _MAX_HOPS = 4
