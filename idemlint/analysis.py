@@ -1,7 +1,8 @@
 """A task's execution as an ordered list of events.
 
 For each task, :class:`TraceBuilder` walks the task body once, in execution
-order, and follows calls into helper functions of the same module (bounded
+order, and follows calls into helper functions of the same module and, with
+a :class:`~idemlint.project.Project`, of the project's other modules (bounded
 depth, no recursion).  It records every call, assignment and parameter
 binding as an :class:`Event` carrying a *path*: where in the nested blocks
 the event happens.  Rules read events, never the syntax tree again, and ask

@@ -1,9 +1,11 @@
 """Files in, findings out: the one engine behind every front end.
 
 For each file: decide on the raw bytes whether it can hold a task at all
-(most files of an application cannot, and then cost one read), decode, parse
-once with libcst, index the module, build one trace per task, run every rule
-over the traces, then compute positions only for the nodes that are reported.
+(most files of an application cannot, and then cost one read), decode,
+screen with CPython's parser, parse once with libcst, index the module, build
+one trace per task (following calls into the project's other modules, parsed
+on demand), run every rule over the traces, then compute positions only for
+the nodes that are reported, in whichever file they are.
 """
 
 from __future__ import annotations
