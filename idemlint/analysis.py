@@ -116,6 +116,10 @@ class Trace:
     def calls(self) -> Iterator[Event]:
         return (e for e in self.events if e.kind == "call")
 
+    def after(self, event: Event) -> Sequence[Event]:
+        """The events emitted after ``event`` (events are stored in ``seq`` order)."""
+        return self.events[event.seq + 1 :]
+
     def module_of(self, node: cst.CSTNode) -> "LoadedModule":
         """The module holding a node an event refers to (a helper's may be another file)."""
         for event in self.events:

@@ -8,6 +8,7 @@ work atomically. :class:`Guards` answers both, once per trace.
 
 from __future__ import annotations
 
+import bisect
 from typing import Dict, Iterator, List, Optional, Set
 
 import libcst as cst
@@ -69,6 +70,7 @@ class Guards:
                     self._polarities[event.seq] = polarity
                     self._by_node[id(event.node)] = polarity
                     self.checks.append(event)
+        self._check_seqs = [check.seq for check in self.checks]  # ascending
         self.claims = [e for e in trace.calls() if self.is_claim(e)]
         # ``for reminder in Reminder.objects.filter(sent_at__isnull=True)``:
         # a loop over rows whose work is not done yet guards its body.
@@ -211,7 +213,8 @@ class Guards:
         )
 
     def checks_before(self, effect: Event) -> List[Event]:
-        checks = [check for check in self.checks if self.guards(check, effect)]
+        earlier = self.checks[: bisect.bisect_left(self._check_seqs, effect.seq)]
+        checks = [check for check in earlier if self.guards(check, effect)]
         for step in effect.path:
             if step.kind == "Loop" and step.branch == "body" and step.container in self._loop_checks:
                 checks.append(self._loop_checks[step.container])

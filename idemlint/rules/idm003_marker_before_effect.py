@@ -276,8 +276,8 @@ def _inner_calls(node: cst.CSTNode) -> Iterator[cst.Call]:
 
 def _first_work_after(marker: _Marker, trace: Trace, knowledge: Knowledge) -> Optional[Event]:
     write = marker.write
-    for event in trace.events:
-        if event.seq <= write.seq or event.kind != "call":
+    for event in trace.after(write):
+        if event.kind != "call":
             continue
         if write.transaction is not None and event.transaction == write.transaction:
             continue
