@@ -14,8 +14,8 @@ block).
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterator, List, Optional, Sequence, Tuple, Union
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -176,13 +176,72 @@ def _exits_after(deeper: Sequence[Step]) -> bool:
     return False
 
 
+@dataclass
+class Summary:
+    """A helper's events from one walk, to be replayed at another call.
+
+    ``context`` is the transaction around that call and how many caught
+    exceptions surrounded it; events inside inherit the new call's instead.
+    """
+
+    scope: FunctionScope
+    call: cst.Call
+    prefix: int
+    context: Tuple[Optional[int], int]
+    events: List[Event]
+
+    def scope_for(self, caller_chain: Tuple[str, ...]) -> FunctionScope:
+        return replace(self.scope, chain=caller_chain + self.scope.chain[-1:])
+
+    def scopes_under(self, root: FunctionScope) -> Dict[int, FunctionScope]:
+        """The summary's scopes (the helper's and nested helpers') with chains
+        that start at ``root``'s caller."""
+        depth = len(self.scope.chain)
+        mapped: Dict[int, FunctionScope] = {id(self.scope): root}
+        for event in self.events:
+            scope = event.scope
+            if id(scope) not in mapped:
+                mapped[id(scope)] = replace(scope, chain=root.chain + scope.chain[depth:])
+        return mapped
+
+    def relative_path(self, event: Event, call: int) -> Tuple[Step, ...]:
+        original = id(self.call)
+        return tuple(
+            replace(step, container=call) if step.container == original else step
+            for step in event.path[self.prefix :]
+        )
+
+
+class Summaries:
+    """Helper summaries of one run, shared by every task."""
+
+    def __init__(self) -> None:
+        self._store: Dict[Tuple[object, ...], Summary] = {}
+
+    def get(self, key: Tuple[object, ...]) -> Optional[Summary]:
+        return self._store.get(key)
+
+    def put(self, key: Tuple[object, ...], summary: Summary) -> None:
+        self._store.setdefault(key, summary)
+
+
 class TraceBuilder:
     """Builds the :class:`Trace` of one task."""
 
-    def __init__(self, module: "LoadedModule", task: Task, project: Optional["Project"] = None) -> None:
+    def __init__(
+        self,
+        module: "LoadedModule",
+        task: Task,
+        project: Optional["Project"] = None,
+        summaries: Optional["Summaries"] = None,
+    ) -> None:
         self.module = module
         self.project = project
+        self.summaries = summaries if summaries is not None else Summaries()
         self.task = task
+        # Set when a walk skipped a call for a reason its caller's context
+        # decides (recursion, the event budget): such a walk is not reusable.
+        self._cut = False
         self.trace = Trace(task, module)
         self._seq = itertools.count()
         self._stack: List[cst.FunctionDef] = []
@@ -220,6 +279,8 @@ class TraceBuilder:
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 names += (star.name.value,)
+        if owner is not None:
+            _bind_instance_attributes(resolver, module.index.methods(owner).get("__init__"))
         shown = name if module is self.module else f"{module.name}.{name}"
         return FunctionScope(
             function, name, resolver, owner, names, not caller_chain, module, caller_chain + (shown,)
@@ -269,6 +330,7 @@ class TraceBuilder:
         exits = [i for i, s in enumerate(statements) if _is_exit(s)]
         for i, statement in enumerate(statements):
             if len(self.trace.events) >= MAX_EVENTS_PER_TASK:
+                self._cut = True
                 return
             next_exit = next((e for e in exits if e > i), NO_EXIT)
             step = Step(container, kind, branch, i, next_exit, boundary)
@@ -443,7 +505,8 @@ class TraceBuilder:
             resolved = scope.resolver.resolve(func)
             if resolved is not None and "." in resolved:
                 found = self.project.function(resolved)
-        if found is None or found[0] in self._stack:
+        if found is not None and found[0] in self._stack:
+            self._cut = True
             return None
         return found
 
@@ -454,19 +517,70 @@ class TraceBuilder:
         path: Tuple[Step, ...],
         caller: FunctionScope,
     ) -> None:
+        """Run a helper at ``call``: from its summary when one fits, else walk it.
+
+        A helper's summary is its events, walked once and reused by every
+        task (and call) that reaches it with arguments that resolve alike and
+        the same depth left.
+        """
         function, owner, module = helper
-        scope = self._scope(function, owner, module, caller.chain)
-        parameters = scope.parameters
-        if owner is not None and parameters:
-            parameters = parameters[1:]
+        parameters = _parameters(function, owner)
+        arguments = list(_bind_arguments(parameters, call))
+        key = (
+            id(function),
+            tuple((name, caller.resolver.resolve(value)) for name, value in arguments),
+            MAX_HELPER_DEPTH - len(self._stack),
+        )
+        summary = self.summaries.get(key)
+        scope = (
+            summary.scope_for(caller.chain)
+            if summary is not None
+            else self._scope(function, owner, module, caller.chain)
+        )
         boundary = Step(id(call), "Call", "call", 0, NO_EXIT, boundary=True)
-        for name, argument in _bind_arguments(parameters, call):
+        for name, value in arguments:
             self._emit(
-                "bind", argument, scope, path + (boundary,), targets=(cst.Name(name),),
-                value=argument, value_scope=caller,
+                "bind", value, scope, path + (boundary,), targets=(cst.Name(name),),
+                value=value, value_scope=caller,
             )
-            scope.resolver.bind(name, argument)
+            if summary is None:
+                scope.resolver.bind(name, value)
+        if summary is not None:
+            self._replay(summary, scope, path, call)
+            return
+        start, cut, self._cut = len(self.trace.events), self._cut, False
+        context = (self._transactions[-1] if self._transactions else None, len(self._caught))
         self._function(scope, path, call)
+        if not self._cut:
+            self.summaries.put(key, Summary(scope, call, len(path), context, self.trace.events[start:]))
+        self._cut = self._cut or cut
+
+    def _replay(
+        self, summary: "Summary", scope: FunctionScope, path: Tuple[Step, ...], call: cst.Call
+    ) -> None:
+        transaction = self._transactions[-1] if self._transactions else None
+        scopes = summary.scopes_under(scope)
+        for event in summary.events:
+            if len(self.trace.events) >= MAX_EVENTS_PER_TASK:
+                self._cut = True
+                return
+            own_transaction = event.transaction != summary.context[0]
+            self.trace.events.append(
+                replace(
+                    event,
+                    scope=scopes.get(id(event.scope), event.scope),
+                    value_scope=(
+                        scopes.get(id(event.value_scope), event.value_scope)
+                        if event.value_scope is not None
+                        else None
+                    ),
+                    path=path + summary.relative_path(event, id(call)),
+                    seq=next(self._seq),
+                    transaction=event.transaction if own_transaction else transaction,
+                    caught=tuple(self._caught) + event.caught[summary.context[1] :],
+                    call_site=call if event.call_site is summary.call else event.call_site,
+                )
+            )
 
     def _emit(
         self,
@@ -551,6 +665,34 @@ def _sub_expressions(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
     if isinstance(node, cst.IfExp):
         return (node.test, node.body, node.orelse)
     return node.children
+
+
+def _bind_instance_attributes(resolver: Resolver, init: Optional[cst.FunctionDef]) -> None:
+    """``self.session = requests.Session()`` in ``__init__``: so that
+    ``self.session.post`` in a method resolves to ``requests.Session().post``."""
+    if init is None:
+        return
+    for statement in init.body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if not isinstance(small, cst.Assign) or not isinstance(small.value, cst.Call):
+                continue
+            for target in small.targets:
+                attribute = target.target
+                if (
+                    isinstance(attribute, cst.Attribute)
+                    and isinstance(attribute.value, cst.Name)
+                    and attribute.value.value == "self"
+                ):
+                    resolver.bind(f"self.{attribute.attr.value}", small.value)
+
+
+def _parameters(function: cst.FunctionDef, owner: Optional[cst.ClassDef]) -> Tuple[str, ...]:
+    """The parameters a call fills in (a method's ``self`` is not one)."""
+    params = function.params
+    names = tuple(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
+    return names[1:] if owner is not None and names else names
 
 
 def _bind_arguments(

@@ -233,7 +233,7 @@ def _analyse(
 ) -> Tuple[List[_Reported], Set[int], List[FileProblem]]:
     """What the rules report, the ids of the functions the traces walked, and
     the modules a rule failed on (reported, never raised: the run goes on)."""
-    from idemlint.analysis import TraceBuilder
+    from idemlint.analysis import Summaries, TraceBuilder
     from idemlint.effects import Knowledge
     from idemlint.rules import RULES, ModuleRule, TaskRule
     from idemlint.tasks import find_tasks, task_decorators
@@ -244,6 +244,7 @@ def _analyse(
     reported: List[_Reported] = []
     walked: Set[int] = set()
     problems: List[FileProblem] = []
+    summaries = Summaries()  # a helper is walked once per run, whichever task reaches it
     seen = set()
 
     def report(code: str, node: "cst.CSTNode", message: str, task: str, module: "LoadedModule") -> None:
@@ -263,7 +264,7 @@ def _analyse(
             stage = "task detection"
             for task in find_tasks(loaded.index, decorators):
                 stage = f"the trace of task `{task.name}`"
-                trace = TraceBuilder(loaded, task, project).build()
+                trace = TraceBuilder(loaded, task, project, summaries).build()
                 knowledge = Knowledge(trace, loaded.index.constants, settings)
                 for rule in task_rules:
                     stage = rule.code

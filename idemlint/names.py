@@ -114,6 +114,10 @@ class Resolver:
         if isinstance(node, cst.Name):
             return self.lookup(node.value) or node.value
         if isinstance(node, cst.Attribute):
+            if isinstance(node.value, cst.Name) and node.value.value == "self":
+                bound = self.lookup(f"self.{node.attr.value}")
+                if bound is not None:
+                    return bound
             base = self.resolve(node.value)
             return f"{base}.{node.attr.value}" if base else None
         if isinstance(node, cst.Call):

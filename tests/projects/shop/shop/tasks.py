@@ -7,6 +7,7 @@ from shop import capture_payment, emails
 from shop.billing import refund
 from shop.clients import Zendesk
 from shop.models import Order
+from shop.partners import PartnerApi
 from shop.taskutils import background
 
 
@@ -34,3 +35,10 @@ def open_ticket(order_id):
 @background(queue="webhooks")
 def notify_partner(order_id):
     requests.post("https://partner.example/orders", json={"order": order_id})  # expect: IDM002
+
+
+@shared_task
+def push_to_partner(order_id):
+    api = PartnerApi(token="secret")
+    api.push_order(order_id)
+    api.fetch_order(order_id)
