@@ -93,6 +93,11 @@ def cli() -> None:
     help="Analyse every task under this directory and report only findings in PATHS "
     "(for pre-commit, which passes the changed files).",
 )
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    help="Worker processes (default: as many as the number of task files pays for).",
+)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 def check(
     paths: Sequence[str],
@@ -104,6 +109,7 @@ def check(
     force_exclude: bool,
     config_path: Optional[str],
     project_root: Optional[str],
+    jobs: Optional[int],
     exit_zero: bool,
 ) -> int:
     """Check PATHS (files or directories; default: the current directory)."""
@@ -119,7 +125,9 @@ def check(
         task_decorators=configured.task_decorators + task_decorators,
         extend_exclude=configured.extend_exclude + exclude,
     )
-    result = lint_paths(paths, settings, force_exclude=force_exclude, project=project_root)
+    result = lint_paths(
+        paths, settings, force_exclude=force_exclude, project=project_root, jobs=jobs
+    )
     if output_format in STRUCTURED_FORMATS:
         for problem in result.problems:
             click.echo(line_for(problem), err=True)

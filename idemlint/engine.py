@@ -111,13 +111,16 @@ def lint_paths(
     *,
     force_exclude: bool = False,
     project: Optional[str] = None,
+    jobs: Optional[int] = None,
 ) -> LintResult:
     """Lint files and directories (recursively) as one project.
 
     A task is followed into the project's other modules among the checked
     files.  With ``project`` (a directory), the whole project is indexed and
     analysed, and only findings in ``paths`` are reported: what a pre-commit
-    hook needs when it is given the changed files only.
+    hook needs when it is given the changed files only.  ``jobs`` worker
+    processes share the task files (default: as many as the amount of work
+    pays for); the result is the same whatever their number.
     """
     selection = Selection(
         exclude=(settings.exclude or ()) + settings.extend_exclude,
@@ -134,43 +137,92 @@ def lint_paths(
     files = named
     if project is not None:
         files = [item for item in discover([project], selection) if isinstance(item, str)]
-    task_modules, file_problems = _load_task_modules(files, settings)
+    candidates, read_problems = _candidates(files, settings)
+    chunks = _chunks(candidates, _workers(jobs, len(candidates)))
+    results = _analyse_chunks(chunks, files, settings)
     reported_paths = {os.path.realpath(path) for path in named}
+    findings: Dict[Tuple[str, int, int, str], Finding] = {}
+    file_problems = list(read_problems)
+    for result in results:  # in chunk order: the first task to reach a line names it
+        for finding in result.findings:
+            findings.setdefault((finding.path, finding.line, finding.column, finding.code), finding)
+        file_problems += result.problems
     problems += [p for p in file_problems if os.path.realpath(p.path) in reported_paths]
-    from idemlint.project import Project
-
-    modules = Project(files)
-    for loaded in task_modules:
-        modules.register(loaded)  # a helper in a task's own file is not parsed twice
-    result = _findings_of(task_modules, modules, settings, apply_noqa=True)
-    findings = [f for f in result.findings if os.path.realpath(f.path) in reported_paths]
     return LintResult(
-        findings=tuple(sorted(findings, key=_order)),
-        problems=tuple(sorted(problems + list(result.problems))),
+        findings=tuple(
+            sorted(
+                (f for f in findings.values() if os.path.realpath(f.path) in reported_paths),
+                key=_order,
+            )
+        ),
+        problems=tuple(sorted(problems)),
     )
 
 
-def _load_task_modules(
-    paths: Sequence[str], settings: Settings
-) -> Tuple[List["LoadedModule"], List[FileProblem]]:
-    """Read every file; parse those that can hold tasks or task configuration."""
+# Below this many files to parse, starting worker processes costs more than it saves.
+FILES_PER_WORKER = 8
+
+
+def _workers(jobs: Optional[int], candidates: int) -> int:
+    if jobs is not None:
+        return max(1, jobs)
+    return max(1, min(os.cpu_count() or 1, candidates // FILES_PER_WORKER))
+
+
+def _chunks(items: Sequence[_Candidate], count: int) -> List[List[_Candidate]]:
+    """``count`` contiguous slices, so that chunk order is file order."""
+    size = -(-len(items) // count) if items else 0
+    return [list(items[i : i + size]) for i in range(0, len(items), size)] if size else [[]]
+
+
+def _analyse_chunks(
+    chunks: List[List[_Candidate]], files: List[str], settings: Settings
+) -> List[LintResult]:
+    if len(chunks) == 1:
+        return [_analyse_candidates(chunks[0], files, settings)]
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=len(chunks)) as pool:
+        return list(pool.map(_analyse_candidates, chunks, [files] * len(chunks), [settings] * len(chunks)))
+
+
+def _analyse_candidates(
+    candidates: List[_Candidate], files: List[str], settings: Settings
+) -> LintResult:
+    """Parse and analyse some task files, following calls anywhere in ``files``."""
+    from idemlint.project import Project, load_source
+
     modules: List["LoadedModule"] = []
     problems: List[FileProblem] = []
-    for path in paths:
-        raw = _read(path)
-        if isinstance(raw, FileProblem):
-            problems.append(raw)
-            continue
-        if not could_hold_tasks(raw, settings):
-            continue
-        from idemlint.project import load_source
-
+    for path, raw in candidates:
         loaded = load_source(raw, path)
         if isinstance(loaded, FileProblem):
             problems.append(loaded)
         else:
             modules.append(loaded)
-    return modules, problems
+    project = Project(files)
+    for loaded in modules:
+        project.register(loaded)  # a helper in a task's own file is not parsed twice
+    result = _findings_of(modules, project, settings, apply_noqa=True)
+    return LintResult(findings=result.findings, problems=tuple(problems) + result.problems)
+
+
+_Candidate = Tuple[str, bytes]
+
+
+def _candidates(
+    paths: Sequence[str], settings: Settings
+) -> Tuple[List[_Candidate], List[FileProblem]]:
+    """Read every file once; keep those that can hold tasks or task configuration."""
+    candidates: List[_Candidate] = []
+    problems: List[FileProblem] = []
+    for path in paths:
+        raw = _read(path)
+        if isinstance(raw, FileProblem):
+            problems.append(raw)
+        elif could_hold_tasks(raw, settings):
+            candidates.append((path, raw))
+    return candidates, problems
 
 
 def _read(path: str) -> Union[bytes, FileProblem]:
