@@ -150,7 +150,7 @@ def load_source(source: Union[str, bytes], path: str) -> Union[LoadedModule, Fil
     text = source if isinstance(source, str) else decode(source, path)
     if isinstance(text, FileProblem):
         return text
-    text = text[1:] if text.startswith("\ufeff") else text
+    text = text[1:] if text.startswith("\ufeff") else text  # a str given with its BOM
     # libcst's native parser crashes the process (not an exception) on input
     # nested thousands deep; CPython's own parser rejects all of it first, and
     # costs a tenth of the libcst parse, so it screens every file we parse.

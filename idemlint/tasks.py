@@ -55,17 +55,19 @@ class Task:
         return isinstance(bind, cst.Name) and bind.value == "True"
 
     @property
-    def arguments(self) -> Tuple[str, ...]:
-        """The names of the parameters a caller fills in."""
+    def positional_arguments(self) -> Tuple[str, ...]:
+        """Positional parameters a caller fills in: not a bound task's ``self``
+        nor the context arq passes first."""
         params = self.function.params
-        names = [
-            p.name.value
-            for p in (*params.posonly_params, *params.params, *params.kwonly_params)
-        ]
-        for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
-                names.append(star.name.value)
-        return tuple(names[1:] if self.bound and names else names)
+        names = [p.name.value for p in (*params.posonly_params, *params.params)]
+        drop = 1 if self.bound or self.framework in catalog.CONTEXT_FIRST_FRAMEWORKS else 0
+        return tuple(names[drop:])
+
+    @property
+    def arguments(self) -> Tuple[str, ...]:
+        """Every named parameter a caller fills in, positional then keyword-only."""
+        keyword_only = tuple(p.name.value for p in self.function.params.kwonly_params)
+        return self.positional_arguments + keyword_only
 
 
 @dataclass

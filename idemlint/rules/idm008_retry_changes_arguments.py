@@ -137,14 +137,9 @@ class _Signature:
 
 def _signature(task: Task) -> _Signature:
     params = task.function.params
-    positional = [p.name.value for p in (*params.posonly_params, *params.params)]
-    keyword_only = [p.name.value for p in params.kwonly_params]
-    drop = 1 if task.bound or task.framework in catalog.CONTEXT_FIRST_FRAMEWORKS else 0
     star_arg = params.star_arg.name.value if isinstance(params.star_arg, cst.Param) else None
     star_kwarg = params.star_kwarg.name.value if params.star_kwarg is not None else None
-    return _Signature(
-        tuple(positional[drop:]), tuple(positional[drop:] + keyword_only), star_arg, star_kwarg
-    )
+    return _Signature(task.positional_arguments, task.arguments, star_arg, star_kwarg)
 
 
 def _first_parameter(function: cst.FunctionDef) -> Optional[str]:

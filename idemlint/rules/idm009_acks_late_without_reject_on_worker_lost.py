@@ -28,7 +28,7 @@ place (or a place it inherits from) turns ``reject_on_worker_lost`` on:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Sequence, Set, Union
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -135,6 +135,17 @@ def _is_conf(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Attribute) and node.attr.value == "conf"
 
 
+def _assignment(
+    small: cst.BaseSmallStatement,
+) -> Tuple[List[cst.BaseExpression], Optional[cst.BaseExpression]]:
+    """The targets and value of an assignment statement; nothing otherwise."""
+    if isinstance(small, cst.Assign):
+        return [t.target for t in small.targets], small.value
+    if isinstance(small, cst.AnnAssign):
+        return [small.target], small.value
+    return [], None
+
+
 class _Walker:
     """One pass over the module's statements (not its expressions)."""
 
@@ -180,15 +191,8 @@ class _Walker:
         self.scope(node.body.body, body, module_level=False)
 
     def small(self, small: cst.BaseSmallStatement, app: _Place, module_level: bool) -> None:
-        targets: List[cst.BaseExpression] = []
-        value: Optional[cst.BaseExpression] = None
-        if isinstance(small, cst.Assign):
-            targets = [t.target for t in small.targets]
-            value = small.value
-        elif isinstance(small, cst.AnnAssign):
-            targets = [small.target]
-            value = small.value
-        elif isinstance(small, (cst.Expr, cst.Return)):
+        targets, value = _assignment(small)
+        if isinstance(small, (cst.Expr, cst.Return)):
             value = small.value
         if value is None:
             return
@@ -374,14 +378,7 @@ class _Walker:
     def class_attribute(
         self, small: cst.BaseSmallStatement, place: _Place, app: _Place, is_task: bool
     ) -> None:
-        targets: List[cst.BaseExpression] = []
-        value: Optional[cst.BaseExpression] = None
-        if isinstance(small, cst.Assign):
-            targets = [t.target for t in small.targets]
-            value = small.value
-        elif isinstance(small, cst.AnnAssign):
-            targets = [small.target]
-            value = small.value
+        targets, value = _assignment(small)
         if value is None:
             return
         for target in targets:
