@@ -1,0 +1,34 @@
+"""Files idemlint writes are replaced in one rename, never left half written."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+
+import pytest
+
+from idemlint.atomic import write_atomic
+
+
+def test_replaces_content_and_leaves_no_temporary(tmp_path: pathlib.Path) -> None:
+    target = tmp_path / "report.txt"
+    target.write_text("old\n")
+    write_atomic(str(target), "new\n")
+    assert target.read_text() == "new\n"
+    assert sorted(os.listdir(tmp_path)) == ["report.txt"]
+
+
+def test_interrupted_write_keeps_the_old_file(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "baseline.json"
+    target.write_text("old\n")
+
+    def interrupted(source: str, destination: str) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(str(target), b"new\n")
+    assert target.read_text() == "old\n"
+    assert sorted(os.listdir(tmp_path)) == ["baseline.json"]
