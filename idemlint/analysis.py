@@ -24,7 +24,7 @@ from idemlint.names import Resolver, dotted_name, import_bindings
 from idemlint.tasks import ModuleIndex, Task
 
 if TYPE_CHECKING:
-    from idemlint.project import LoadedModule, Project
+    from idemlint.project import LoadedModule, Lookup, Project
 
 MAX_HELPER_DEPTH = 8
 # Calls into other project modules are followed this deep: the side effect of
@@ -189,6 +189,7 @@ class Summary:
     prefix: int
     context: Tuple[Optional[int], int]
     events: List[Event]
+    lookups: List["Lookup"]
 
     def scope_for(self, caller_chain: Tuple[str, ...]) -> FunctionScope:
         return replace(self.scope, chain=caller_chain + self.scope.chain[-1:])
@@ -549,15 +550,20 @@ class TraceBuilder:
             self._replay(summary, scope, path, call)
             return
         start, cut, self._cut = len(self.trace.events), self._cut, False
+        looked_up = len(self.project.lookups) if self.project is not None else 0
         context = (self._transactions[-1] if self._transactions else None, len(self._caught))
         self._function(scope, path, call)
         if not self._cut:
-            self.summaries.put(key, Summary(scope, call, len(path), context, self.trace.events[start:]))
+            lookups = self.project.lookups[looked_up:] if self.project is not None else []
+            summary = Summary(scope, call, len(path), context, self.trace.events[start:], lookups)
+            self.summaries.put(key, summary)
         self._cut = self._cut or cut
 
     def _replay(
         self, summary: "Summary", scope: FunctionScope, path: Tuple[Step, ...], call: cst.Call
     ) -> None:
+        if self.project is not None:
+            self.project.lookups += summary.lookups  # replaying depends on what walking did
         transaction = self._transactions[-1] if self._transactions else None
         scopes = summary.scopes_under(scope)
         for event in summary.events:

@@ -8,6 +8,7 @@ an interrupted run leaves no truncated file behind.
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from typing import Union
 
@@ -22,6 +23,8 @@ def write_atomic(path: str, content: Union[str, bytes]) -> None:
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
+        # mkstemp makes the file private; give it the mode a plain open() would.
+        os.chmod(temporary, _mode_for(path))
         os.replace(temporary, path)
     except BaseException:
         try:
@@ -29,3 +32,13 @@ def write_atomic(path: str, content: Union[str, bytes]) -> None:
         except OSError:
             pass
         raise
+
+
+def _mode_for(path: str) -> int:
+    """The existing file's permissions, or the umask's default for a new file."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask

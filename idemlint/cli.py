@@ -19,9 +19,9 @@ import click
 from idemlint import __version__
 from idemlint.config import ConfigError, find_config, load_settings
 from idemlint.engine import lint_paths
-from idemlint.report import FORMATTERS, STRUCTURED_FORMATS
+from idemlint.cache import DIRECTORY_NAME, Cache
+from idemlint.report import FORMATS, STRUCTURED_FORMATS, formatter
 from idemlint.report.text import line_for
-from idemlint.rules import RULES, RULES_BY_CODE
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
@@ -61,7 +61,7 @@ def cli() -> None:
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(sorted(FORMATTERS)),
+    type=click.Choice(FORMATS),
     default="text",
     show_default=True,
     help="text: one line per finding; review: review comments; json: every field.",
@@ -98,6 +98,17 @@ def cli() -> None:
     type=click.IntRange(min=1),
     help="Worker processes (default: as many as the number of task files pays for).",
 )
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help=f"Analyse every task file again instead of reusing {DIRECTORY_NAME}/.",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False),
+    help=f"Where to keep the cache (default: {DIRECTORY_NAME}/ beside the "
+    "configuration file, else in the current directory).",
+)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 def check(
     paths: Sequence[str],
@@ -110,12 +121,15 @@ def check(
     config_path: Optional[str],
     project_root: Optional[str],
     jobs: Optional[int],
+    no_cache: bool,
+    cache_dir: Optional[str],
     exit_zero: bool,
 ) -> int:
     """Check PATHS (files or directories; default: the current directory)."""
     paths = paths or (".",)
+    config_path = config_path or find_config(paths)
     try:
-        configured = load_settings(config_path or find_config(paths))
+        configured = load_settings(config_path)
     except ConfigError as error:
         raise ConfigurationError(str(error)) from None
     settings = replace(
@@ -125,16 +139,22 @@ def check(
         task_decorators=configured.task_decorators + task_decorators,
         extend_exclude=configured.extend_exclude + exclude,
     )
+    cache = None
+    if not no_cache:
+        root = os.path.dirname(os.path.abspath(config_path)) if config_path else os.getcwd()
+        cache = Cache(cache_dir or os.path.join(root, DIRECTORY_NAME), settings)
     result = lint_paths(
-        paths, settings, force_exclude=force_exclude, project=project_root, jobs=jobs
+        paths, settings, force_exclude=force_exclude, project=project_root, jobs=jobs, cache=cache
     )
+    if cache is not None and cache.error is not None:
+        click.echo(f"idemlint: warning: cache not saved: {cache.error}", err=True)
     if output_format in STRUCTURED_FORMATS:
         for problem in result.problems:
             click.echo(line_for(problem), err=True)
         result_for_stdout = result.__class__(findings=result.findings)
     else:
         result_for_stdout = result
-    click.echo(FORMATTERS[output_format](result_for_stdout), nl=False)
+    click.echo(formatter(output_format)(result_for_stdout), nl=False)
     # Exit through the context: in click's standalone mode (``cli()``, CliRunner)
     # a command's return value is discarded and the process would exit 0.
     if result.problems:
@@ -147,6 +167,8 @@ def check(
 @cli.command("rules")
 def list_rules() -> int:
     """List every rule."""
+    from idemlint.rules import RULES
+
     width = max(len(rule.name) for rule in RULES)
     for rule in RULES:
         click.echo(f"{rule.code}  {rule.name:<{width}}  {rule.summary}")
@@ -158,6 +180,7 @@ def list_rules() -> int:
 def explain(code: str) -> int:
     """Explain one rule: what it finds, why it matters, how to fix it."""
     from idemlint.docs import rule_page
+    from idemlint.rules import RULES_BY_CODE
 
     rule = RULES_BY_CODE.get(code.upper())
     if rule is None:

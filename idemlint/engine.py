@@ -37,19 +37,24 @@ from idemlint.settings import DEFAULT_SETTINGS, Settings
 if TYPE_CHECKING:
     import libcst as cst
 
-    from idemlint.project import LoadedModule, Project
+    from idemlint.analysis import Summaries
+    from idemlint.cache import Cache, Entry
+    from idemlint.project import LoadedModule, Lookup, Project
 
 # Stage one: plain substring tests, as fast as reading. Stage two, only on
 # files that pass: the shapes task code takes (a decorator, a registration
 # call, a Task base class, an enqueue, arq settings) or Celery's acks_late
-# setting, which IDM009 reads outside tasks.
+# setting, which IDM009 reads outside tasks.  Every alternative starts with a
+# literal character, so the regex engine skips ahead by a set of first
+# characters instead of trying each alternative at every position (ten
+# times faster); a few more files pass (`MyTask`), which only costs a parse.
 _TASK_WORDS = (
     b"task", b"Task", b"actor", b"job", b"enqueue", b"WorkerSettings", b"arq",
     b"acks_late", b"ACKS_LATE",
 )
 _TASK_SHAPES = (
-    rb"@[\w.]*(?:task|actor|job)\b|\.(?:task|actor)\(|\bTask\b|\.enqueue"
-    rb"|WorkerSettings|\barq\b|shared_task\(|acks_late|ACKS_LATE"
+    rb"@[\w.]*(?:task|actor|job)\b|\.(?:task|actor)\(|Task\b|\.enqueue"
+    rb"|WorkerSettings|arq\b|shared_task\(|acks_late|ACKS_LATE"
 )
 
 
@@ -112,6 +117,7 @@ def lint_paths(
     force_exclude: bool = False,
     project: Optional[str] = None,
     jobs: Optional[int] = None,
+    cache: Optional["Cache"] = None,
 ) -> LintResult:
     """Lint files and directories (recursively) as one project.
 
@@ -120,7 +126,9 @@ def lint_paths(
     analysed, and only findings in ``paths`` are reported: what a pre-commit
     hook needs when it is given the changed files only.  ``jobs`` worker
     processes share the task files (default: as many as the amount of work
-    pays for); the result is the same whatever their number.
+    pays for); the result is the same whatever their number.  With a
+    ``cache``, a task file whose analysis is cached (and still valid) is not
+    parsed at all.
     """
     selection = Selection(
         exclude=(settings.exclude or ()) + settings.extend_exclude,
@@ -138,12 +146,11 @@ def lint_paths(
     if project is not None:
         files = [item for item in discover([project], selection) if isinstance(item, str)]
     candidates, read_problems = _candidates(files, settings)
-    chunks = _chunks(candidates, _workers(jobs, len(candidates)))
-    results = _analyse_chunks(chunks, files, settings)
+    results = _results(candidates, files, settings, jobs, cache)
     reported_paths = {os.path.realpath(path) for path in named}
     findings: Dict[Tuple[str, int, int, str], Finding] = {}
     file_problems = list(read_problems)
-    for result in results:  # in chunk order: the first task to reach a line names it
+    for result in results:  # in file order: the first task to reach a line names it
         for finding in result.findings:
             findings.setdefault((finding.path, finding.line, finding.column, finding.code), finding)
         file_problems += result.problems
@@ -175,9 +182,100 @@ def _chunks(items: Sequence[_Candidate], count: int) -> List[List[_Candidate]]:
     return [list(items[i : i + size]) for i in range(0, len(items), size)] if size else [[]]
 
 
+def _results(
+    candidates: List[_Candidate],
+    files: List[str],
+    settings: Settings,
+    jobs: Optional[int],
+    cache: Optional["Cache"],
+) -> List[_FileResult]:
+    """One result per candidate, in candidate order: from the cache where it
+    is still valid, else analysed (in worker processes when that pays)."""
+    from idemlint.cache import content_hash
+
+    known = _Known(candidates, files)
+    keys = [cache.key(path, content_hash(raw)) if cache else "" for path, raw in candidates]
+    results: List[Optional[_FileResult]] = [
+        _cached(cache, key, path, known) if cache else None
+        for (path, _), key in zip(candidates, keys)
+    ]
+    missing = [index for index, result in enumerate(results) if result is None]
+    if not missing:
+        return [result for result in results if result is not None]
+    chunks = _chunks([candidates[i] for i in missing], _workers(jobs, len(missing)))
+    analysed = [result for chunk in _analyse_chunks(chunks, files, settings) for result in chunk]
+    for index, result in zip(missing, analysed):
+        results[index] = result
+        if cache is not None:
+            cache.put(keys[index], _entry(result, known))
+    if cache is not None:
+        cache.prune()
+    return [result for result in results if result is not None]
+
+
+@dataclass(frozen=True)
+class _FileResult:
+    """What analysing one task file found, and the module names it looked up."""
+
+    findings: Tuple[Finding, ...]
+    problems: Tuple[FileProblem, ...]
+    lookups: Tuple["Lookup", ...] = ()
+
+
+class _Known:
+    """Content hashes of the run's files (read again only for a dependency)
+    and the module each name resolves to, both computed when first needed."""
+
+    def __init__(self, candidates: List[_Candidate], files: List[str]) -> None:
+        self._raw = dict(candidates)
+        self._files = files
+        self._digests: Dict[str, Optional[str]] = {}
+        self._modules: Optional[Dict[str, str]] = None
+
+    def digest(self, path: str) -> Optional[str]:
+        from idemlint.cache import content_hash
+
+        if path not in self._digests:
+            raw = self._raw.get(path)
+            if raw is None:
+                read = _read(path)
+                raw = read if isinstance(read, bytes) else None
+            self._digests[path] = content_hash(raw) if raw is not None else None
+        return self._digests[path]
+
+    def module(self, name: str) -> Optional[str]:
+        if self._modules is None:
+            from idemlint.modules import module_files
+
+            self._modules = module_files(self._files)
+        return self._modules.get(name)
+
+
+def _cached(cache: "Cache", key: str, path: str, known: _Known) -> Optional[_FileResult]:
+    entry = cache.get(key)
+    if entry is None:
+        return None
+    for name, module_path, digest in entry.dependencies:
+        if known.module(name) != module_path:
+            return None
+        if module_path is not None and known.digest(module_path) != digest:
+            return None
+    return _FileResult(entry.findings, entry.problems)
+
+
+def _entry(result: _FileResult, known: _Known) -> "Entry":
+    from idemlint.cache import Entry
+
+    dependencies = tuple(
+        (name, path, known.digest(path) if path is not None else None)
+        for name, path in result.lookups
+    )
+    return Entry(result.findings, result.problems, dependencies)
+
+
 def _analyse_chunks(
     chunks: List[List[_Candidate]], files: List[str], settings: Settings
-) -> List[LintResult]:
+) -> List[List[_FileResult]]:
     if len(chunks) == 1:
         return [_analyse_candidates(chunks[0], files, settings)]
     from concurrent.futures import ProcessPoolExecutor
@@ -188,23 +286,32 @@ def _analyse_chunks(
 
 def _analyse_candidates(
     candidates: List[_Candidate], files: List[str], settings: Settings
-) -> LintResult:
-    """Parse and analyse some task files, following calls anywhere in ``files``."""
+) -> List[_FileResult]:
+    """Parse and analyse some task files, following calls anywhere in ``files``.
+
+    Each file's result stands alone (what it found and which modules it
+    looked up), so it can be cached and merged in file order; helper
+    summaries are still shared by all of them.
+    """
+    from idemlint.analysis import Summaries
     from idemlint.project import Project, load_source
 
-    modules: List["LoadedModule"] = []
-    problems: List[FileProblem] = []
-    for path, raw in candidates:
-        loaded = load_source(raw, path)
-        if isinstance(loaded, FileProblem):
-            problems.append(loaded)
-        else:
-            modules.append(loaded)
+    loaded = [load_source(raw, path) for path, raw in candidates]
     project = Project(files)
-    for loaded in modules:
-        project.register(loaded)  # a helper in a task's own file is not parsed twice
-    result = _findings_of(modules, project, settings, apply_noqa=True)
-    return LintResult(findings=result.findings, problems=tuple(problems) + result.problems)
+    for module in loaded:
+        if not isinstance(module, FileProblem):
+            project.register(module)  # a helper in a task's own file is not parsed twice
+    summaries = Summaries()
+    results = []
+    for module in loaded:
+        if isinstance(module, FileProblem):
+            results.append(_FileResult((), (module,)))
+            continue
+        start = len(project.lookups)
+        found = _findings_of([module], project, settings, True, summaries)
+        lookups = tuple(dict.fromkeys(project.lookups[start:]))
+        results.append(_FileResult(found.findings, found.problems, lookups))
+    return results
 
 
 _Candidate = Tuple[str, bytes]
@@ -250,10 +357,13 @@ def _findings_of(
     project: Optional["Project"],
     settings: Settings,
     apply_noqa: bool,
+    summaries: Optional["Summaries"] = None,
 ) -> LintResult:
     """Run every rule over the tasks of ``modules``; locate what they report."""
+    from idemlint.analysis import Summaries
+
     with _deep_recursion():
-        reported, walked, problems = _analyse(modules, project, settings)
+        reported, walked, problems = _analyse(modules, project, settings, summaries or Summaries())
         findings = _locate(reported, walked)
     findings = [f for f in findings if settings.enabled(f.code, f.path)]
     if apply_noqa:
@@ -281,11 +391,17 @@ def _modules_of(reported: Sequence[_Reported]) -> List["LoadedModule"]:
 
 
 def _analyse(
-    modules: Sequence["LoadedModule"], project: Optional["Project"], settings: Settings
+    modules: Sequence["LoadedModule"],
+    project: Optional["Project"],
+    settings: Settings,
+    summaries: "Summaries",
 ) -> Tuple[List[_Reported], Set[int], List[FileProblem]]:
     """What the rules report, the ids of the functions the traces walked, and
-    the modules a rule failed on (reported, never raised: the run goes on)."""
-    from idemlint.analysis import Summaries, TraceBuilder
+    the modules a rule failed on (reported, never raised: the run goes on).
+
+    ``summaries`` lets a helper walked for one module be replayed for another.
+    """
+    from idemlint.analysis import TraceBuilder
     from idemlint.effects import Knowledge
     from idemlint.rules import RULES, ModuleRule, TaskRule
     from idemlint.tasks import find_tasks, task_decorators
@@ -296,7 +412,6 @@ def _analyse(
     reported: List[_Reported] = []
     walked: Set[int] = set()
     problems: List[FileProblem] = []
-    summaries = Summaries()  # a helper is walked once per run, whichever task reaches it
     seen = set()
 
     def report(code: str, node: "cst.CSTNode", message: str, task: str, module: "LoadedModule") -> None:

@@ -21,9 +21,13 @@ from typing import Dict, Iterable, List, Optional, Tuple, Union
 import libcst as cst
 
 from idemlint.findings import FileProblem
+from idemlint.modules import module_files, module_name
 from idemlint.tasks import ModuleIndex, build_index, task_decorator_wrappers
 
 MAX_ALIAS_HOPS = 5
+
+# A module name and the file it resolved to (None: no such module in the project).
+Lookup = Tuple[str, Optional[str]]
 
 
 @dataclass(frozen=True)
@@ -38,30 +42,16 @@ class LoadedModule:
     index: ModuleIndex
 
 
-def module_name(path: str) -> Tuple[str, str]:
-    """(dotted module name, package) of a file, from its ``__init__.py`` parents."""
-    directory, filename = os.path.split(os.path.abspath(path))
-    stem = filename[:-3] if filename.endswith(".py") else filename
-    parts = [] if stem == "__init__" else [stem]
-    while os.path.isfile(os.path.join(directory, "__init__.py")):
-        directory, package = os.path.split(directory)
-        parts.insert(0, package)
-    name = ".".join(parts)
-    package = name if stem == "__init__" else name.rpartition(".")[0]
-    return name, package
-
-
 class Project:
     """Modules by dotted name, loaded on demand by :meth:`load`."""
 
     def __init__(self, paths: Iterable[str]) -> None:
-        self.files: Dict[str, str] = {}
-        for path in paths:
-            name, _ = module_name(path)
-            if name:
-                self.files.setdefault(name, path)
+        self.files: Dict[str, str] = module_files(paths)
+        # Every module name looked up and the file it named, in order: what an
+        # analysis depends on besides its own file (see idemlint.cache).
+        self.lookups: List[Lookup] = []
         self._loaded: Dict[str, Optional[LoadedModule]] = {}
-        self._wrappers: Dict[str, bool] = {}
+        self._wrappers: Dict[str, Tuple[bool, List[Lookup]]] = {}
 
     def load(self, name: str) -> Optional[LoadedModule]:
         if name not in self._loaded:
@@ -77,13 +67,16 @@ class Project:
         """Whether a name is a project function that wraps a task decorator
         (sentry's ``instrumented_task``), found without configuration."""
         if qualified not in self._wrappers:
+            start = len(self.lookups)
             found = self._split(qualified)
             wrapper = False
             if found is not None and len(found[1]) == 1:
                 loaded, rest = found
                 wrapper = rest[0] in task_decorator_wrappers(loaded.index)
-            self._wrappers[qualified] = wrapper
-        return self._wrappers[qualified]
+            self._wrappers[qualified] = (wrapper, self.lookups[start:])
+        else:
+            self.lookups += self._wrappers[qualified][1]
+        return self._wrappers[qualified][0]
 
     def function(
         self, qualified: str
@@ -129,6 +122,7 @@ class Project:
             if len(rest) == 2 and not rest[0].endswith("()"):
                 continue
             name = ".".join(parts[:cut])
+            self.lookups.append((name, self.files.get(name)))
             loaded = self.load(name) if name in self.files else None
             if loaded is not None:
                 return loaded, rest

@@ -32,3 +32,20 @@ def test_interrupted_write_keeps_the_old_file(
         write_atomic(str(target), b"new\n")
     assert target.read_text() == "old\n"
     assert sorted(os.listdir(tmp_path)) == ["baseline.json"]
+
+
+def test_new_files_get_the_usual_permissions_and_existing_ones_keep_theirs(
+    tmp_path: pathlib.Path,
+) -> None:
+    umask = os.umask(0o022)
+    try:
+        fresh = tmp_path / "fresh.sarif"
+        write_atomic(str(fresh), "{}")
+        assert fresh.stat().st_mode & 0o777 == 0o644
+        kept = tmp_path / "kept.json"
+        kept.write_text("{}")
+        kept.chmod(0o640)
+        write_atomic(str(kept), "[]")
+        assert kept.stat().st_mode & 0o777 == 0o640
+    finally:
+        os.umask(umask)

@@ -1,23 +1,35 @@
-"""Output formats. Each formatter turns a LintResult into text."""
+"""Output formats. Each formatter turns a LintResult into text.
+
+Formatters are imported when used: the review format needs the rule
+registry (and so libcst), which a run served from the cache never imports.
+"""
 
 from __future__ import annotations
 
-from typing import Callable, Dict
+import importlib
+from typing import TYPE_CHECKING, Callable, Dict, Tuple
 
-from idemlint.engine import LintResult
-from idemlint.report.as_json import render_json
-from idemlint.report.review import render_review
-from idemlint.report.text import render_text
+if TYPE_CHECKING:
+    from idemlint.engine import LintResult
 
-Formatter = Callable[[LintResult], str]
+Formatter = Callable[["LintResult"], str]
 
-FORMATTERS: Dict[str, Formatter] = {
-    "text": render_text,
-    "json": render_json,
-    "review": render_review,
+# Format name: (module under idemlint.report, function).
+_FORMATTERS: Dict[str, Tuple[str, str]] = {
+    "text": ("text", "render_text"),
+    "json": ("as_json", "render_json"),
+    "review": ("review", "render_review"),
 }
+FORMATS: Tuple[str, ...] = tuple(sorted(_FORMATTERS))
 
 # Formats whose stdout is machine-read: file problems go to stderr instead.
 STRUCTURED_FORMATS = frozenset({"json"})
 
-__all__ = ["FORMATTERS", "STRUCTURED_FORMATS", "Formatter"]
+
+def formatter(name: str) -> Formatter:
+    module, function = _FORMATTERS[name]
+    render: Formatter = getattr(importlib.import_module(f"idemlint.report.{module}"), function)
+    return render
+
+
+__all__ = ["FORMATS", "STRUCTURED_FORMATS", "Formatter", "formatter"]

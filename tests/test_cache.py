@@ -1,0 +1,218 @@
+"""The findings cache: a warm run gives exactly what a cold one gives, and
+an edit anywhere a task reached makes that task file be analysed again."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+from typing import Dict, List
+
+import pytest
+
+from idemlint import engine, lint_paths
+from idemlint.cache import DIRECTORY_NAME, Cache
+from idemlint.cli import main
+from idemlint.settings import DEFAULT_SETTINGS, Settings
+
+TESTS = pathlib.Path(__file__).parent
+
+
+def write(root: pathlib.Path, files: Dict[str, str]) -> None:
+    for name, text in files.items():
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text))
+
+
+def codes(result: engine.LintResult) -> List[str]:
+    return [f"{pathlib.Path(f.path).name}:{f.line}:{f.code}:{f.task}" for f in result.findings]
+
+
+@pytest.mark.parametrize("root", ["fixtures", "projects/shop"])
+def test_cold_warm_and_any_number_of_workers_give_identical_findings(
+    root: str, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = str(TESTS / root)
+    uncached = lint_paths([path], jobs=1)
+    cold = lint_paths([path], jobs=2, cache=Cache(str(tmp_path), DEFAULT_SETTINGS))
+    monkeypatch.setattr(engine, "_analyse_chunks", None)  # a warm run analyses nothing
+    warm = lint_paths([path], jobs=1, cache=Cache(str(tmp_path), DEFAULT_SETTINGS))
+    assert uncached.findings
+    assert cold == uncached
+    assert warm == uncached
+
+
+SHOP = {
+    "shop/__init__.py": "",
+    "shop/billing.py": """
+        import requests
+
+        def capture(order_id):
+            requests.post("https://pay.example/capture", json={"order": order_id})
+        """,
+    "shop/tasks.py": """
+        from celery import shared_task
+        from shop.billing import capture
+        from shop.mail import send_receipt
+
+        @shared_task
+        def charge(order_id):
+            capture(order_id)
+
+        @shared_task
+        def receipt(order_id):
+            send_receipt(order_id)
+        """,
+    "shop/refunds.py": """
+        from celery import shared_task
+        from shop.billing import capture
+
+        @shared_task
+        def recharge(order_id):
+            capture(order_id)
+        """,
+}
+KEYED_BILLING = """
+    import requests
+
+    def capture(order_id):
+        requests.post(
+            "https://pay.example/capture",
+            json={"order": order_id},
+            headers={"Idempotency-Key": f"capture-{order_id}"},
+        )
+    """
+
+
+def test_an_edited_helper_module_invalidates_every_task_that_reached_it(
+    tmp_path: pathlib.Path,
+) -> None:
+    write(tmp_path, SHOP)
+    cache_dir = str(tmp_path / DIRECTORY_NAME)
+    before = lint_paths([str(tmp_path / "shop")], jobs=1, cache=Cache(cache_dir, DEFAULT_SETTINGS))
+    # recharge (refunds.py comes first) walks capture(); charge replays its
+    # summary: both depend on billing.py, and both must be analysed again.
+    assert codes(before) == ["billing.py:5:IDM002:recharge"]
+    write(tmp_path, {"shop/billing.py": KEYED_BILLING})
+    after = lint_paths([str(tmp_path / "shop")], jobs=1, cache=Cache(cache_dir, DEFAULT_SETTINGS))
+    assert codes(after) == codes(lint_paths([str(tmp_path / "shop")]))
+    assert after.findings == ()
+
+
+def test_a_module_that_appears_invalidates_the_tasks_that_looked_for_it(
+    tmp_path: pathlib.Path,
+) -> None:
+    write(tmp_path, SHOP)
+    cache_dir = str(tmp_path / DIRECTORY_NAME)
+    lint_paths([str(tmp_path / "shop")], cache=Cache(cache_dir, DEFAULT_SETTINGS))
+    write(
+        tmp_path,
+        {
+            "shop/mail.py": """
+                from django.core.mail import send_mail
+
+                def send_receipt(order_id):
+                    send_mail("Receipt", f"Order {order_id}", "shop@example.com", ["a@example.com"])
+                """
+        },
+    )
+    warm = lint_paths([str(tmp_path / "shop")], cache=Cache(cache_dir, DEFAULT_SETTINGS))
+    assert "mail.py:5:IDM013:receipt" in codes(warm)
+    assert codes(warm) == codes(lint_paths([str(tmp_path / "shop")]))
+
+
+def test_unchanged_files_are_not_analysed_again(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, SHOP)
+    cache_dir = str(tmp_path / DIRECTORY_NAME)
+    cold = lint_paths([str(tmp_path)], cache=Cache(cache_dir, DEFAULT_SETTINGS))
+    monkeypatch.setattr(engine, "_analyse_chunks", None)
+    assert lint_paths([str(tmp_path)], cache=Cache(cache_dir, DEFAULT_SETTINGS)) == cold
+
+
+def test_other_settings_do_not_reuse_entries(tmp_path: pathlib.Path) -> None:
+    write(tmp_path, SHOP)
+    cache_dir = str(tmp_path / DIRECTORY_NAME)
+    lint_paths([str(tmp_path)], cache=Cache(cache_dir, DEFAULT_SETTINGS))
+    only_locks = Settings(select=("IDM004",))
+    assert lint_paths([str(tmp_path)], only_locks, cache=Cache(cache_dir, only_locks)).findings == ()
+
+
+def test_a_damaged_entry_is_a_miss(tmp_path: pathlib.Path) -> None:
+    write(tmp_path, SHOP)
+    cache_dir = tmp_path / DIRECTORY_NAME
+    cold = lint_paths([str(tmp_path / "shop")], cache=Cache(str(cache_dir), DEFAULT_SETTINGS))
+    entries = sorted((cache_dir / "entries").iterdir())
+    entries[0].write_text("{not json")
+    entries[1].write_text(json.dumps({"findings": [[1, 2]], "problems": [], "dependencies": []}))
+    assert lint_paths([str(tmp_path / "shop")], cache=Cache(str(cache_dir), DEFAULT_SETTINGS)) == cold
+
+
+def test_prune_keeps_the_cache_bounded_and_spares_entries_in_use(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, SHOP)
+    cache_dir = tmp_path / DIRECTORY_NAME
+    lint_paths([str(tmp_path)], cache=Cache(str(cache_dir), DEFAULT_SETTINGS))
+    stale = cache_dir / "entries" / ("0" * 40 + ".json")
+    stale.write_text("x" * 10_000)
+    os.utime(stale, (1, 1))
+    write(tmp_path, {"shop/refunds.py": SHOP["shop/refunds.py"] + "\n# edited\n"})
+    cache = Cache(str(cache_dir), DEFAULT_SETTINGS)
+    expected = lint_paths([str(tmp_path)], cache=cache)  # writes one entry, so it may prune
+    cache.prune(limit=2_000)
+    assert not stale.exists()
+    assert sum(p.stat().st_size for p in (cache_dir / "entries").iterdir()) <= 2_000
+    monkeypatch.setattr(engine, "_analyse_chunks", None)  # every entry in use is still there
+    assert lint_paths([str(tmp_path)], cache=Cache(str(cache_dir), DEFAULT_SETTINGS)) == expected
+
+
+def test_the_cli_keeps_its_cache_beside_the_configuration(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path, SHOP)
+    (tmp_path / "pyproject.toml").write_text("[tool.idemlint]\n")
+    monkeypatch.chdir(tmp_path / "shop")
+    assert main(["check", "."]) == 1
+    cache_dir = tmp_path / DIRECTORY_NAME
+    assert (cache_dir / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert (cache_dir / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
+    assert any((cache_dir / "entries").iterdir())
+
+
+def test_no_cache_writes_nothing(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path, SHOP)
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--no-cache", "."]) == 1
+    assert not (tmp_path / DIRECTORY_NAME).exists()
+
+
+def test_an_unwritable_cache_is_a_warning_not_a_failure(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path, SHOP)
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where the cache directory's parent should be\n")
+    status = main(["check", "--cache-dir", str(blocker / "cache"), str(tmp_path / "shop")])
+    output = capsys.readouterr()
+    assert status == 1
+    assert "billing.py:5:5: IDM002" in output.out
+    assert output.err.startswith("idemlint: warning: cache not saved: cannot write")
+    assert len(output.err.splitlines()) == 1
+
+
+def test_two_runs_at_once_share_the_cache_safely(tmp_path: pathlib.Path) -> None:
+    write(tmp_path, SHOP)
+    for index in range(30):  # enough task files that both runs are writing at the same time
+        write(tmp_path, {f"shop/more_{index}.py": SHOP["shop/refunds.py"]})
+    command = [sys.executable, "-m", "idemlint", "check", "--jobs", "1", "shop"]
+    runs = [subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    outputs = [run.communicate(timeout=300)[0] for run in runs]
+    uncached = subprocess.run([*command, "--no-cache"], cwd=tmp_path, stdout=subprocess.PIPE, text=True)
+    warm = subprocess.run(command, cwd=tmp_path, stdout=subprocess.PIPE, text=True)
+    assert outputs[0] == outputs[1] == uncached.stdout == warm.stdout
+    assert uncached.stdout.count("IDM002") == 1
+    assert not [p for p in (tmp_path / DIRECTORY_NAME / "entries").iterdir() if p.suffix != ".json"]
