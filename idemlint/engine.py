@@ -35,6 +35,8 @@ from idemlint.findings import FileProblem, Finding
 from idemlint.settings import DEFAULT_SETTINGS, Settings
 
 if TYPE_CHECKING:
+    import ast
+
     import libcst as cst
 
     from idemlint.analysis import Summaries
@@ -95,16 +97,18 @@ def lint_source(
     settings: Settings = DEFAULT_SETTINGS,
     *,
     apply_noqa: bool = True,
+    tree: Optional["ast.Module"] = None,
 ) -> LintResult:
     """Lint one file's content on its own (flake8's view: one file at a time).
 
-    ``apply_noqa=False`` leaves suppression to flake8.
+    ``apply_noqa=False`` leaves suppression to flake8; ``tree`` is CPython's
+    AST of ``source`` when the caller has it already.
     """
     if not could_hold_tasks(source, settings):
         return LintResult()
     from idemlint.project import load_source
 
-    loaded = load_source(source, path)
+    loaded = load_source(source, path, tree)
     if isinstance(loaded, FileProblem):
         return LintResult(problems=(loaded,))
     return _findings_of([loaded], None, settings, apply_noqa)

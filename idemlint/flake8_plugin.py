@@ -26,6 +26,7 @@ class IdemlintChecker:
     settings: Settings = DEFAULT_SETTINGS
 
     def __init__(self, tree: ast.AST, lines: Sequence[str], filename: str) -> None:
+        self.tree = tree
         self.lines = lines
         self.filename = filename
 
@@ -61,7 +62,9 @@ class IdemlintChecker:
         if not could_hold_tasks(source, self.settings):
             return
         try:
-            result = lint_source(source, self.filename, self.settings, apply_noqa=False)
+            # flake8 parsed these lines already: its tree spares us CPython's parse.
+            tree = self.tree if isinstance(self.tree, ast.Module) else None
+            result = lint_source(source, self.filename, self.settings, apply_noqa=False, tree=tree)
         except Exception:  # never break a flake8 run; the CLI reports internal errors
             return
         for finding in result.findings:

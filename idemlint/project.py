@@ -139,8 +139,14 @@ def decode(source: bytes, path: str) -> Union[str, FileProblem]:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def load_source(source: Union[str, bytes], path: str) -> Union[LoadedModule, FileProblem]:
-    """Decode, screen with CPython's parser, parse with libcst and index one file."""
+def load_source(
+    source: Union[str, bytes], path: str, tree: Optional[ast.Module] = None
+) -> Union[LoadedModule, FileProblem]:
+    """Decode, screen with CPython's parser, parse with libcst and index one file.
+
+    ``tree``, CPython's AST of the same text when the caller has it, is used
+    instead of parsing again.
+    """
     text = source if isinstance(source, str) else decode(source, path)
     if isinstance(text, FileProblem):
         return text
@@ -148,9 +154,11 @@ def load_source(source: Union[str, bytes], path: str) -> Union[LoadedModule, Fil
     # libcst's native parser crashes the process (not an exception) on input
     # nested thousands deep; CPython's own parser rejects all of it first, and
     # costs a tenth of the libcst parse, so it screens every file we parse.
-    tree = python_ast(text, path)
-    if isinstance(tree, FileProblem):
-        return tree
+    if tree is None:
+        screened = python_ast(text, path)
+        if isinstance(screened, FileProblem):
+            return screened
+        tree = screened
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
