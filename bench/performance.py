@@ -1,0 +1,275 @@
+"""Time idemlint against ruff and flake8 on real applications, in one run.
+
+    python bench/performance.py [--cache DIR] [--runs N] [--only NAME ...] [--write FILE]
+
+Needs idemlint, flake8 and ruff installed in the interpreter that runs it
+(``pip install . ruff``).  For each application of ``APPLICATIONS`` (wheels
+from PyPI, downloaded and unpacked once into the cache directory, default
+``~/.cache/idemlint-corpus``, by :mod:`corpus`) it times, as whole processes
+started from the application's parent directory:
+
+- ``read``: reading every ``.py`` file (the floor);
+- ``idemlint cold``: ``idemlint check --no-cache``;
+- ``idemlint warm``: ``idemlint check`` with a cache filled before timing;
+- ``ruff``: ``ruff check --no-cache`` with its default rules;
+- ``flake8``: ``flake8 -j 2`` (default checks) from a virtual environment
+  (made once in the cache directory) holding the same flake8, pycodestyle and
+  pyflakes but not idemlint;
+- ``flake8 + idemlint``: the same flake8 in this interpreter, where the
+  idemlint plugin is installed and runs by default.
+
+The commands alternate: round after round, each command once, so that a
+noisy neighbour slows all of them alike; the table gives the median of the
+rounds, the ratios of those medians, and the peak resident memory of the
+largest process (the parent or one worker).  ``--write`` replaces the part of
+a Markdown file between ``<!-- bench:begin -->`` and ``<!-- bench:end -->``
+with the table, the machine and the versions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Dict, List, Optional, Sequence, Tuple
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from corpus import (  # noqa: E402  (a sibling script, not a package)
+    DEFAULT_CACHE,
+    Application,
+    download,
+    neutral_config,
+    package_directory,
+    unpack,
+)
+
+APPLICATIONS: Tuple[Application, ...] = (
+    Application("weblate", "5.14.3", "weblate"),
+    Application("pretix", "2026.8.0", "pretix"),
+    Application("mayan-edms", "4.12.2", "mayan"),
+    Application("sentry", "23.7.1", "sentry"),
+)
+FLAKE8_PACKAGES = ("flake8", "pycodestyle", "pyflakes", "mccabe")
+BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
+READ_EVERY_FILE = (
+    "import os, sys\n"
+    "for d, _, fs in os.walk(sys.argv[1]):\n"
+    "    for f in fs:\n"
+    "        if f.endswith('.py'):\n"
+    "            open(os.path.join(d, f), 'rb').read()\n"
+)
+
+
+@dataclass(frozen=True)
+class Command:
+    label: str
+    argv: Tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Sample:
+    seconds: float
+    peak_kib: int
+
+
+@dataclass(frozen=True)
+class Measured:
+    application: Application
+    files: int
+    lines: int
+    medians: Dict[str, float]
+    peaks: Dict[str, int]
+    findings: int
+
+
+def bin_path(name: str) -> str:
+    return os.path.join(os.path.dirname(sys.executable), name)
+
+
+def flake8_only_environment(cache: str) -> str:
+    """A virtual environment with this interpreter's flake8 and its checkers, no idemlint."""
+    pins = [f"{name}=={metadata.version(name)}" for name in FLAKE8_PACKAGES]
+    directory = os.path.join(cache, "venv-flake8-" + "-".join(p.split("==")[1] for p in pins))
+    flake8 = os.path.join(directory, "bin", "flake8")
+    if not os.path.exists(flake8):
+        subprocess.run([sys.executable, "-m", "venv", directory], check=True)
+        subprocess.run([os.path.join(directory, "bin", "python"), "-m", "pip", "install", "--quiet",
+                        "--disable-pip-version-check", *pins], check=True)
+    return flake8
+
+
+def commands(package: str, config: str, warm_cache: str, flake8_only: str) -> List[Command]:
+    idemlint = (bin_path("idemlint"), "check", "--exit-zero", "--config", config)
+    return [
+        Command("read", (sys.executable, "-c", READ_EVERY_FILE, package)),
+        Command("idemlint cold", (*idemlint, "--no-cache", package)),
+        Command("idemlint warm", (*idemlint, "--cache-dir", warm_cache, package)),
+        Command("ruff", (bin_path("ruff"), "check", "--no-cache", "--exit-zero", "--quiet", package)),
+        Command("flake8", (flake8_only, "-j", "2", "--exit-zero", package)),
+        Command("flake8 + idemlint", (bin_path("flake8"), "-j", "2", "--exit-zero", package)),
+    ]
+
+
+def run(command: Command, cwd: str) -> Sample:
+    """Wall time and peak memory of one whole process (and its workers)."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command.argv, cwd=cwd, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+    assert process.stderr is not None
+    errors = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode not in (0, 2):
+        raise SystemExit(f"{command.label} failed ({process.returncode}):\n{errors.decode()}")
+    # ru_maxrss of a waited child covers its own waited children: the largest
+    # single process, in KiB on Linux.
+    return Sample(seconds, int(usage.ru_maxrss))
+
+
+def count_source(package: str) -> Tuple[int, int]:
+    files = lines = 0
+    for directory, _, names in os.walk(package):
+        for name in names:
+            if name.endswith(".py"):
+                files += 1
+                with open(os.path.join(directory, name), "rb") as handle:
+                    lines += handle.read().count(b"\n")
+    return files, lines
+
+
+def count_findings(command: Command, cwd: str) -> int:
+    completed = subprocess.run(command.argv, cwd=cwd, capture_output=True, text=True)
+    return len(completed.stdout.splitlines())
+
+
+def measure(cache: str, application: Application, rounds: int, flake8_only: str) -> Measured:
+    root = os.path.join(cache, application.label)
+    unpack(download(cache, application), root)
+    package_dir = package_directory(root, application.package)
+    cwd, package = os.path.dirname(package_dir), os.path.basename(package_dir)
+    config = neutral_config(cache)
+    warm_cache = os.path.join(cache, "idemlint-cache", application.label)
+    planned = commands(package, config, warm_cache, flake8_only)
+    findings = count_findings(planned[1], cwd)
+    run(planned[2], cwd)  # fills the cache the warm runs read
+    samples: Dict[str, List[Sample]] = {command.label: [] for command in planned}
+    for round_number in range(rounds):
+        for command in planned:
+            samples[command.label].append(run(command, cwd))
+        print(f"{application.label}: round {round_number + 1}/{rounds}", file=sys.stderr)
+    files, lines = count_source(package_dir)
+    return Measured(
+        application,
+        files,
+        lines,
+        {label: statistics.median(s.seconds for s in runs) for label, runs in samples.items()},
+        {label: max(s.peak_kib for s in runs) for label, runs in samples.items()},
+        findings,
+    )
+
+
+def table(results: Sequence[Measured]) -> str:
+    header = ["what", *(f"{r.application.name} {r.application.version}" for r in results)]
+    rows = [
+        ["files / lines", *(f"{r.files} / {r.lines // 1000}k" for r in results)],
+        ["idemlint findings", *(str(r.findings) for r in results)],
+    ]
+    for label in results[0].medians:
+        rows.append([f"`{label}`", *(f"{r.medians[label]:.2f} s" for r in results)])
+    ratios = (
+        ("idemlint cold / ruff (target <= 2)", "idemlint cold", "ruff"),
+        ("idemlint warm / ruff (target <= 1)", "idemlint warm", "ruff"),
+        ("flake8 + idemlint / flake8 (target <= 1.05)", "flake8 + idemlint", "flake8"),
+    )
+    for title, numerator, denominator in ratios:
+        rows.append([title, *(f"{r.medians[numerator] / r.medians[denominator]:.2f}x" for r in results)])
+    for label in ("idemlint cold", "idemlint warm", "ruff", "flake8 + idemlint"):
+        rows.append([f"peak memory, `{label}`", *(f"{r.peaks[label] / 1024:.0f} MB" for r in results)])
+    lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def machine() -> str:
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} cores, {model}, {platform.system()} {platform.release()}"
+
+
+def versions() -> str:
+    ruff = subprocess.run([bin_path("ruff"), "--version"], capture_output=True, text=True).stdout.strip()
+    names = ("idemlint", "libcst", "click", "flake8", "pycodestyle", "pyflakes")
+    listed = ", ".join(f"{name} {metadata.version(name)}" for name in names)
+    return f"Python {platform.python_version()}, {listed}, {ruff}"
+
+
+def report(results: Sequence[Measured], rounds: int) -> str:
+    today = datetime.date.today().isoformat()
+    return "\n".join([
+        BEGIN,
+        f"Measured on {today} by `python bench/performance.py --runs {rounds}`: median of "
+        f"{rounds} alternating rounds, whole-process wall time.",
+        "",
+        f"- Machine: {machine()}",
+        f"- Versions: {versions()}",
+        "",
+        table(results),
+        END,
+    ])
+
+
+def write_report(path: str, text: str) -> None:
+    with open(path, encoding="utf-8") as handle:
+        current = handle.read()
+    if BEGIN not in current or END not in current:
+        raise SystemExit(f"{path} has no {BEGIN} ... {END} section to replace")
+    before, rest = current.split(BEGIN, 1)
+    after = rest.split(END, 1)[1]
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(before + text + after)
+
+
+def parse_arguments(argv: Optional[Sequence[str]]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cache", default=DEFAULT_CACHE, help="download and unpack here")
+    parser.add_argument("--runs", type=int, default=5, help="alternating rounds (default 5)")
+    parser.add_argument("--only", action="append", default=[], help="this application only")
+    parser.add_argument("--write", metavar="FILE", help="replace the bench section of FILE")
+    return parser.parse_args(argv)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    arguments = parse_arguments(argv)
+    for tool in ("idemlint", "ruff", "flake8"):
+        if not os.path.exists(bin_path(tool)):
+            raise SystemExit(f"{tool} is not installed beside {sys.executable} (pip install . ruff)")
+    cache = os.path.abspath(os.path.expanduser(arguments.cache))
+    os.makedirs(cache, exist_ok=True)
+    flake8_only = flake8_only_environment(cache)
+    selected = [a for a in APPLICATIONS if not arguments.only or a.name in arguments.only]
+    results = [measure(cache, application, arguments.runs, flake8_only) for application in selected]
+    text = report(results, arguments.runs)
+    print(text)
+    if arguments.write:
+        write_report(arguments.write, text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
