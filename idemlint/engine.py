@@ -57,6 +57,9 @@ _TASK_SHAPES = (
 class LintResult:
     findings: Tuple[Finding, ...] = ()
     problems: Tuple[FileProblem, ...] = ()
+    # What ``# noqa`` hid, and the files checked: for reporting unused noqa comments.
+    suppressed: Tuple[Finding, ...] = ()
+    checked: Tuple[str, ...] = ()
 
 
 def could_hold_tasks(source: Union[str, bytes], settings: Settings = DEFAULT_SETTINGS) -> bool:
@@ -143,10 +146,12 @@ def lint_paths(
     reported_paths = {os.path.realpath(path) for path in named}
     findings: Dict[Tuple[str, int, int, str], Finding] = {}
     file_problems = list(read_problems)
+    suppressed: List[Finding] = []
     for result in results:  # in chunk order: the first task to reach a line names it
         for finding in result.findings:
             findings.setdefault((finding.path, finding.line, finding.column, finding.code), finding)
         file_problems += result.problems
+        suppressed += [f for f in result.suppressed if os.path.realpath(f.path) in reported_paths]
     problems += [p for p in file_problems if os.path.realpath(p.path) in reported_paths]
     return LintResult(
         findings=tuple(
@@ -156,6 +161,8 @@ def lint_paths(
             )
         ),
         problems=tuple(sorted(problems)),
+        suppressed=tuple(sorted(set(suppressed), key=_order)),
+        checked=tuple(named),
     )
 
 
@@ -204,7 +211,11 @@ def _analyse_candidates(
     for loaded in modules:
         project.register(loaded)  # a helper in a task's own file is not parsed twice
     result = _findings_of(modules, project, settings, apply_noqa=True)
-    return LintResult(findings=result.findings, problems=tuple(problems) + result.problems)
+    return LintResult(
+        findings=result.findings,
+        problems=tuple(problems) + result.problems,
+        suppressed=result.suppressed,
+    )
 
 
 _Candidate = Tuple[str, bytes]
@@ -256,9 +267,16 @@ def _findings_of(
         reported, walked, problems = _analyse(modules, project, settings)
         findings = _locate(reported, walked)
     findings = [f for f in findings if settings.enabled(f.code, f.path)]
+    suppressed: List[Finding] = []
     if apply_noqa:
-        findings = _without_suppressed(findings, {m.path: m.text for m in _modules_of(reported)})
-    return LintResult(findings=tuple(sorted(findings, key=_order)), problems=tuple(problems))
+        findings, suppressed = _without_suppressed(
+            findings, {m.path: m.text for m in _modules_of(reported)}
+        )
+    return LintResult(
+        findings=tuple(sorted(findings, key=_order)),
+        problems=tuple(problems),
+        suppressed=tuple(sorted(suppressed, key=_order)),
+    )
 
 
 @contextmanager
@@ -383,7 +401,10 @@ def _locate(reported: List[_Reported], walked: Set[int]) -> List[Finding]:
     return findings
 
 
-def _without_suppressed(findings: List[Finding], texts: Dict[str, str]) -> List[Finding]:
+def _without_suppressed(
+    findings: List[Finding], texts: Dict[str, str]
+) -> Tuple[List[Finding], List[Finding]]:
+    """The findings no ``# noqa`` hides, and those it hides."""
     from idemlint.noqa import NoqaMap
 
     # Not str.splitlines(): it also splits on form feeds, \x1c-\x1e, \x85 and
@@ -391,7 +412,11 @@ def _without_suppressed(findings: List[Finding], texts: Dict[str, str]) -> List[
     maps = {
         path: NoqaMap(io.StringIO(text, newline="").readlines()) for path, text in texts.items()
     }
-    return [f for f in findings if not maps[f.path].suppressed(f.line, f.code)]
+    hides = [maps[f.path].suppressed(f.line, f.code) for f in findings]
+    return (
+        [f for f, hidden in zip(findings, hides) if not hidden],
+        [f for f, hidden in zip(findings, hides) if hidden],
+    )
 
 
 def _order(finding: Finding) -> Tuple[str, int, int, str]:
