@@ -259,11 +259,11 @@ def test_github_annotations(project: pathlib.Path, capsys: pytest.CaptureFixture
     assert status == 2 and err == ""
     warning, error = out.splitlines()
     assert warning.startswith(
-        "::warning file=./we%25ird%2Cna%3Ame.py,line=6,col=5,endLine=6,endColumn=75,"
+        "::warning file=we%25ird%2Cna%3Ame.py,line=6,col=5,endLine=6,endColumn=75,"
         "title=IDM002 missing-idempotency-key::`requests.post()` in task `notify`"
     )
     assert "%0A%0AFix: " in warning and "\n" not in warning
-    assert error.startswith("::error file=./broken.py,line=4,col=")
+    assert error.startswith("::error file=broken.py,line=4,col=")
     assert ",title=E999::SyntaxError" in error
 
 

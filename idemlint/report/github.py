@@ -2,16 +2,19 @@
 
 Escaping follows actions/toolkit (``escapeData``, ``escapeProperty``), so a
 ``%``, ``:``, ``,`` or line break in a file name or message cannot end a
-field early or forge another command.
+field early or forge another command.  Paths are relative to the repository
+root, where the runner resolves them.
 """
 
 from __future__ import annotations
 
-from typing import List, Tuple
+from typing import Callable, List, Tuple
 
 from idemlint.engine import LintResult
 from idemlint.findings import FileProblem, Finding
+from idemlint.git import report_root
 from idemlint.report.meta import code_info
+from idemlint.report.source import relative_to
 
 
 def escape_data(text: str) -> str:
@@ -23,15 +26,16 @@ def escape_property(text: str) -> str:
 
 
 def render_github(result: LintResult) -> str:
-    lines = [_finding_command(finding) for finding in result.findings]
-    lines += [_problem_command(problem) for problem in result.problems]
+    relative = relative_to(report_root())
+    lines = [_finding_command(finding, relative) for finding in result.findings]
+    lines += [_problem_command(problem, relative) for problem in result.problems]
     return "".join(line + "\n" for line in lines)
 
 
-def _finding_command(finding: Finding) -> str:
+def _finding_command(finding: Finding, relative: Callable[[str], str]) -> str:
     info = code_info(finding.code)
     properties = [
-        ("file", finding.path),
+        ("file", relative(finding.path)),
         ("line", str(finding.line)),
         ("col", str(finding.column)),
         ("endLine", str(finding.end_line)),
@@ -43,9 +47,9 @@ def _finding_command(finding: Finding) -> str:
     return _command("warning", properties, f"{finding.message}\n\nFix: {info.fix}")
 
 
-def _problem_command(problem: FileProblem) -> str:
+def _problem_command(problem: FileProblem, relative: Callable[[str], str]) -> str:
     properties = [
-        ("file", problem.path),
+        ("file", relative(problem.path)),
         ("line", str(problem.line)),
         ("col", str(problem.column)),
         ("title", problem.code),
