@@ -78,7 +78,9 @@ def _read(path: str) -> Dict[Identity, int]:
         with open(path, encoding="utf-8") as handle:
             document = json.load(handle)
     except FileNotFoundError:
-        raise BaselineError(f"baseline file {path} does not exist (create it with --write-baseline)") from None
+        raise BaselineError(
+            f"baseline file {path} does not exist (create it with --write-baseline)"
+        ) from None
     except OSError as error:
         raise BaselineError(f"cannot read baseline file {path}: {error.strerror or error}") from None
     except (ValueError, UnicodeDecodeError) as error:

@@ -45,7 +45,6 @@ class NoqaMap:
         listed = [c for c in re.split(r"[,\s]+", codes) if c]
         return code in listed or code.startswith(tuple(listed))
 
-
     def same_logical_line(self, first: int, second: int) -> bool:
         """Whether a comment on line ``first`` applies to a finding on ``second``."""
         text = self._logical.get(first)
