@@ -44,6 +44,7 @@ class Entry:
 
     findings: Tuple[Finding, ...]
     problems: Tuple[FileProblem, ...]
+    suppressed: Tuple[Finding, ...]  # hidden by ``# noqa``, for --show-unused-noqa
     dependencies: Tuple[Dependency, ...]
 
 
@@ -134,6 +135,7 @@ def _as_json(entry: Entry) -> Dict[str, object]:
     return {
         "findings": [dataclasses.astuple(finding) for finding in entry.findings],
         "problems": [dataclasses.astuple(problem) for problem in entry.problems],
+        "suppressed": [dataclasses.astuple(finding) for finding in entry.suppressed],
         "dependencies": [list(dependency) for dependency in entry.dependencies],
     }
 
@@ -142,5 +144,6 @@ def _entry(data: Dict[str, List[List[object]]]) -> Entry:
     return Entry(
         findings=tuple(Finding(*fields) for fields in data["findings"]),  # type: ignore[arg-type]
         problems=tuple(FileProblem(*fields) for fields in data["problems"]),  # type: ignore[arg-type]
+        suppressed=tuple(Finding(*fields) for fields in data["suppressed"]),  # type: ignore[arg-type]
         dependencies=tuple(tuple(item) for item in data["dependencies"]),  # type: ignore[misc]
     )

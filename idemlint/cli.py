@@ -17,10 +17,15 @@ from typing import List, Optional, Sequence, Tuple
 import click
 
 from idemlint import __version__
+from idemlint.atomic import write_atomic
+from idemlint.baseline import BaselineError, apply_baseline, write_baseline
 from idemlint.config import ConfigError, find_config, load_settings
-from idemlint.engine import lint_paths
 from idemlint.cache import DIRECTORY_NAME, Cache
+from idemlint.diff import ChangedLines, DiffError, changed_in_patch, changed_since
+from idemlint.engine import LintResult, lint_paths
+from idemlint.findings import Finding
 from idemlint.report import FORMATS, STRUCTURED_FORMATS, formatter
+from idemlint.report.statistics import render_statistics
 from idemlint.report.text import line_for
 
 EXIT_CLEAN = 0
@@ -64,7 +69,44 @@ def cli() -> None:
     type=click.Choice(FORMATS),
     default="text",
     show_default=True,
-    help="text: one line per finding; review: review comments; json: every field.",
+    help="text: one line per finding; review: review comments; json: every field; "
+    "sarif: GitHub code scanning; github: Actions annotations; rdjson: reviewdog; "
+    "gitlab: GitLab Code Quality.",
+)
+@click.option(
+    "--output-file",
+    type=click.Path(dir_okay=False),
+    help="Write the report to this file instead of stdout.",
+)
+@click.option(
+    "--statistics",
+    is_flag=True,
+    help="After the report, count the findings of each code (on stderr for "
+    "json, sarif, rdjson and gitlab).",
+)
+@click.option(
+    "--diff",
+    "diff_revision",
+    metavar="REV",
+    help="Report only findings on lines changed since git revision REV "
+    "(or in the unified diff read from stdin with '-').",
+)
+@click.option(
+    "--baseline",
+    "baseline_path",
+    type=click.Path(dir_okay=False),
+    help="Hide the findings recorded in this baseline file; report only new ones.",
+)
+@click.option(
+    "--write-baseline",
+    "write_baseline_path",
+    type=click.Path(dir_okay=False),
+    help="Record today's findings in this file and exit 0.",
+)
+@click.option(
+    "--show-unused-noqa",
+    is_flag=True,
+    help="Report `# noqa: IDMnnn` comments that suppress nothing (as IDM800).",
 )
 @click.option("--select", callback=_code_prefixes, help="Comma-separated code prefixes to report.")
 @click.option("--ignore", callback=_code_prefixes, help="Comma-separated code prefixes to skip.")
@@ -113,6 +155,12 @@ def cli() -> None:
 def check(
     paths: Sequence[str],
     output_format: str,
+    output_file: Optional[str],
+    statistics: bool,
+    diff_revision: Optional[str],
+    baseline_path: Optional[str],
+    write_baseline_path: Optional[str],
+    show_unused_noqa: bool,
     select: Tuple[str, ...],
     ignore: Tuple[str, ...],
     task_decorators: Tuple[str, ...],
@@ -127,6 +175,8 @@ def check(
 ) -> int:
     """Check PATHS (files or directories; default: the current directory)."""
     paths = paths or (".",)
+    if baseline_path and write_baseline_path:
+        raise click.UsageError("--baseline and --write-baseline cannot be used together")
     config_path = config_path or find_config(paths)
     try:
         configured = load_settings(config_path)
@@ -139,6 +189,8 @@ def check(
         task_decorators=configured.task_decorators + task_decorators,
         extend_exclude=configured.extend_exclude + exclude,
     )
+    # Read before the analysis: a bad revision or diff fails fast.
+    changed = _changed_lines(diff_revision, paths) if diff_revision else None
     cache = None
     if not no_cache:
         root = os.path.dirname(os.path.abspath(config_path)) if config_path else os.getcwd()
@@ -148,13 +200,25 @@ def check(
     )
     if cache is not None and cache.error is not None:
         click.echo(f"idemlint: warning: cache not saved: {cache.error}", err=True)
-    if output_format in STRUCTURED_FORMATS:
-        for problem in result.problems:
-            click.echo(line_for(problem), err=True)
-        result_for_stdout = result.__class__(findings=result.findings)
-    else:
-        result_for_stdout = result
-    click.echo(formatter(output_format)(result_for_stdout), nl=False)
+    if show_unused_noqa:
+        from idemlint.unused_noqa import unused_noqa
+
+        result = replace(result, findings=_sorted_findings(result, unused_noqa(result, settings)))
+    if changed is not None:
+        result = replace(
+            result,
+            findings=changed.keep_findings(result.findings),
+            problems=changed.keep_problems(result.problems),
+        )
+    if write_baseline_path:
+        return _write_baseline(write_baseline_path, result)
+    if baseline_path:
+        result = _without_baselined(baseline_path, result)
+    _report(result, output_format, output_file)
+    if statistics:
+        click.echo(
+            render_statistics(result.findings), nl=False, err=output_format in STRUCTURED_FORMATS
+        )
     # Exit through the context: in click's standalone mode (``cli()``, CliRunner)
     # a command's return value is discarded and the process would exit 0.
     if result.problems:
@@ -162,6 +226,67 @@ def check(
     if result.findings and not exit_zero:
         click.get_current_context().exit(EXIT_FINDINGS)
     return EXIT_CLEAN
+
+
+def _changed_lines(revision: str, paths: Sequence[str]) -> ChangedLines:
+    try:
+        if revision == "-":
+            return changed_in_patch(sys.stdin.read())
+        return changed_since(revision, paths)
+    except DiffError as error:
+        raise ConfigurationError(str(error)) from None
+
+
+def _sorted_findings(result: LintResult, extra: Tuple[Finding, ...]) -> Tuple[Finding, ...]:
+    return tuple(
+        sorted((*result.findings, *extra), key=lambda f: (f.path, f.line, f.column, f.code))
+    )
+
+
+def _write_baseline(path: str, result: LintResult) -> int:
+    for problem in result.problems:
+        click.echo(line_for(problem), err=True)
+    try:
+        count = write_baseline(path, result.findings)
+    except OSError as error:
+        raise ConfigurationError(f"cannot write {path}: {error.strerror or error}") from None
+    click.echo(
+        f"idemlint: recorded {count} finding{'s' if count != 1 else ''} in {path}", err=True
+    )
+    # A file that could not be analysed is missing from the baseline: say so.
+    if result.problems:
+        click.get_current_context().exit(EXIT_ERROR)
+    return EXIT_CLEAN
+
+
+def _without_baselined(path: str, result: LintResult) -> LintResult:
+    try:
+        filtered = apply_baseline(path, result.findings)
+    except BaselineError as error:
+        raise ConfigurationError(str(error)) from None
+    if filtered.stale:
+        entries = "entry no longer matches" if filtered.stale == 1 else "entries no longer match"
+        click.echo(
+            f"idemlint: {filtered.stale} baseline {entries}; "
+            "run --write-baseline to shrink it",
+            err=True,
+        )
+    return replace(result, findings=filtered.findings)
+
+
+def _report(result: LintResult, output_format: str, output_file: Optional[str]) -> None:
+    """Write the report; structured formats keep file problems off stdout."""
+    if output_format in STRUCTURED_FORMATS:
+        for problem in result.problems:
+            click.echo(line_for(problem), err=True)
+    report = formatter(output_format)(result)
+    if output_file is None:
+        click.echo(report, nl=False)
+        return
+    try:
+        write_atomic(output_file, report)
+    except OSError as error:
+        raise ConfigurationError(f"cannot write {output_file}: {error.strerror or error}") from None
 
 
 @cli.command("rules")

@@ -64,6 +64,9 @@ _TASK_SHAPES = (
 class LintResult:
     findings: Tuple[Finding, ...] = ()
     problems: Tuple[FileProblem, ...] = ()
+    # What ``# noqa`` hid, and the files checked: for reporting unused noqa comments.
+    suppressed: Tuple[Finding, ...] = ()
+    checked: Tuple[str, ...] = ()
 
 
 def could_hold_tasks(source: Union[str, bytes], settings: Settings = DEFAULT_SETTINGS) -> bool:
@@ -154,10 +157,12 @@ def lint_paths(
     reported_paths = {os.path.realpath(path) for path in named}
     findings: Dict[Tuple[str, int, int, str], Finding] = {}
     file_problems = list(read_problems)
+    suppressed: List[Finding] = []
     for result in results:  # in file order: the first task to reach a line names it
         for finding in result.findings:
             findings.setdefault((finding.path, finding.line, finding.column, finding.code), finding)
         file_problems += result.problems
+        suppressed += [f for f in result.suppressed if os.path.realpath(f.path) in reported_paths]
     problems += [p for p in file_problems if os.path.realpath(p.path) in reported_paths]
     return LintResult(
         findings=tuple(
@@ -167,6 +172,8 @@ def lint_paths(
             )
         ),
         problems=tuple(sorted(problems)),
+        suppressed=tuple(sorted(set(suppressed), key=_order)),
+        checked=tuple(named),
     )
 
 
@@ -223,6 +230,7 @@ class _FileResult:
 
     findings: Tuple[Finding, ...]
     problems: Tuple[FileProblem, ...]
+    suppressed: Tuple[Finding, ...] = ()
     lookups: Tuple["Lookup", ...] = ()
 
 
@@ -264,7 +272,7 @@ def _cached(cache: "Cache", key: str, path: str, known: _Known) -> Optional[_Fil
             return None
         if module_path is not None and known.digest(module_path) != digest:
             return None
-    return _FileResult(entry.findings, entry.problems)
+    return _FileResult(entry.findings, entry.problems, entry.suppressed)
 
 
 def _entry(result: _FileResult, known: _Known) -> "Entry":
@@ -274,7 +282,7 @@ def _entry(result: _FileResult, known: _Known) -> "Entry":
         (name, path, known.digest(path) if path is not None else None)
         for name, path in result.lookups
     )
-    return Entry(result.findings, result.problems, dependencies)
+    return Entry(result.findings, result.problems, result.suppressed, dependencies)
 
 
 def _analyse_chunks(
@@ -314,7 +322,7 @@ def _analyse_candidates(
         start = len(project.lookups)
         found = _findings_of([module], project, settings, True, summaries)
         lookups = tuple(dict.fromkeys(project.lookups[start:]))
-        results.append(_FileResult(found.findings, found.problems, lookups))
+        results.append(_FileResult(found.findings, found.problems, found.suppressed, lookups))
     return results
 
 
@@ -370,9 +378,16 @@ def _findings_of(
         reported, walked, problems = _analyse(modules, project, settings, summaries or Summaries())
         findings = _locate(reported, walked)
     findings = [f for f in findings if settings.enabled(f.code, f.path)]
+    suppressed: List[Finding] = []
     if apply_noqa:
-        findings = _without_suppressed(findings, {m.path: m.text for m in _modules_of(reported)})
-    return LintResult(findings=tuple(sorted(findings, key=_order)), problems=tuple(problems))
+        findings, suppressed = _without_suppressed(
+            findings, {m.path: m.text for m in _modules_of(reported)}
+        )
+    return LintResult(
+        findings=tuple(sorted(findings, key=_order)),
+        problems=tuple(problems),
+        suppressed=tuple(sorted(suppressed, key=_order)),
+    )
 
 
 @contextmanager
@@ -502,7 +517,10 @@ def _locate(reported: List[_Reported], walked: Set[int]) -> List[Finding]:
     return findings
 
 
-def _without_suppressed(findings: List[Finding], texts: Dict[str, str]) -> List[Finding]:
+def _without_suppressed(
+    findings: List[Finding], texts: Dict[str, str]
+) -> Tuple[List[Finding], List[Finding]]:
+    """The findings no ``# noqa`` hides, and those it hides."""
     from idemlint.noqa import NoqaMap
 
     # Not str.splitlines(): it also splits on form feeds, \x1c-\x1e, \x85 and
@@ -510,7 +528,11 @@ def _without_suppressed(findings: List[Finding], texts: Dict[str, str]) -> List[
     maps = {
         path: NoqaMap(io.StringIO(text, newline="").readlines()) for path, text in texts.items()
     }
-    return [f for f in findings if not maps[f.path].suppressed(f.line, f.code)]
+    hides = [maps[f.path].suppressed(f.line, f.code) for f in findings]
+    return (
+        [f for f, hidden in zip(findings, hides) if not hidden],
+        [f for f, hidden in zip(findings, hides) if hidden],
+    )
 
 
 def _order(finding: Finding) -> Tuple[str, int, int, str]:

@@ -45,6 +45,11 @@ class NoqaMap:
         listed = [c for c in re.split(r"[,\s]+", codes) if c]
         return code in listed or code.startswith(tuple(listed))
 
+    def same_logical_line(self, first: int, second: int) -> bool:
+        """Whether a comment on line ``first`` applies to a finding on ``second``."""
+        text = self._logical.get(first)
+        return first == second or (text is not None and text is self._logical.get(second))
+
 
 def _logical_line_text(lines: List[str]) -> Dict[int, str]:
     """Line number -> the text of every physical line of its logical line."""

@@ -216,3 +216,46 @@ def test_two_runs_at_once_share_the_cache_safely(tmp_path: pathlib.Path) -> None
     assert outputs[0] == outputs[1] == uncached.stdout == warm.stdout
     assert uncached.stdout.count("IDM002") == 1
     assert not [p for p in (tmp_path / DIRECTORY_NAME / "entries").iterdir() if p.suffix != ".json"]
+
+
+def test_suppressed_findings_are_cached_for_unused_noqa(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(
+        tmp_path,
+        {
+            "tasks.py": """
+                import requests
+                from celery import shared_task
+
+                @shared_task
+                def notify(order_id):
+                    requests.post("https://partner.example/orders", json={"id": order_id})  # noqa: IDM002
+                    return order_id  # noqa: IDM002
+                """
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    outputs = []
+    for _ in range(2):  # cold, then warm
+        status = main(["check", "--show-unused-noqa", "tasks.py"])
+        outputs.append((status, capsys.readouterr().out))
+    assert outputs[0] == outputs[1]
+    assert outputs[0][0] == 1
+    assert [line.split(": ")[1].split()[0] for line in outputs[0][1].splitlines()] == ["IDM800"]
+    assert outputs[0][1].startswith("tasks.py:8:")
+
+
+def test_a_warm_run_does_not_import_the_parser(tmp_path: pathlib.Path) -> None:
+    write(tmp_path, SHOP)
+    probe = (
+        "import sys\nfrom idemlint.cli import main\n"
+        "status = main(['check', 'shop'])\n"
+        "print(status, 'libcst' in sys.modules)\n"
+    )
+    runs = [
+        subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True)
+        for _ in range(2)
+    ]
+    assert runs[0].stdout.splitlines()[-1] == "1 True"  # cold: parsed
+    assert runs[1].stdout.splitlines()[-1] == "1 False"  # warm: read and hashed only

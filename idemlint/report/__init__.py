@@ -1,7 +1,7 @@
 """Output formats. Each formatter turns a LintResult into text.
 
-Formatters are imported when used: the review format needs the rule
-registry (and so libcst), which a run served from the cache never imports.
+Formatters are imported when used: most need the rule registry (and so
+libcst), which a run served from the cache never imports otherwise.
 """
 
 from __future__ import annotations
@@ -19,11 +19,16 @@ _FORMATTERS: Dict[str, Tuple[str, str]] = {
     "text": ("text", "render_text"),
     "json": ("as_json", "render_json"),
     "review": ("review", "render_review"),
+    "sarif": ("sarif", "render_sarif"),
+    "github": ("github", "render_github"),
+    "rdjson": ("rdjson", "render_rdjson"),
+    "gitlab": ("gitlab", "render_gitlab"),
 }
 FORMATS: Tuple[str, ...] = tuple(sorted(_FORMATTERS))
 
-# Formats whose stdout is machine-read: file problems go to stderr instead.
-STRUCTURED_FORMATS = frozenset({"json"})
+# Formats whose stdout is machine-read: file problems go to stderr instead
+# (SARIF also lists them as tool execution notifications).
+STRUCTURED_FORMATS = frozenset({"json", "sarif", "rdjson", "gitlab"})
 
 
 def formatter(name: str) -> Formatter:

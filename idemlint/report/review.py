@@ -9,7 +9,7 @@ from typing import List
 from idemlint.engine import LintResult
 from idemlint.findings import Finding
 from idemlint.report.text import line_for
-from idemlint.rules import RULES_BY_CODE
+from idemlint.report.meta import code_info
 
 MAX_QUOTED_LINES = 6
 
@@ -26,7 +26,7 @@ def render_review(result: LintResult) -> str:
 
 
 def _comment(finding: Finding) -> str:
-    rule = RULES_BY_CODE[finding.code]
+    info = code_info(finding.code)
     # Configuration findings (IDM009) belong to no task.
     where = f"in task `{finding.task}`" if finding.task else "(configuration)"
     lines = [
@@ -42,7 +42,7 @@ def _comment(finding: Finding) -> str:
         *_wrap(finding.fix, indent="       ")[1:],
         "",
         "  For example:",
-        textwrap.indent(rule.use_instead.rstrip("\n"), "      "),
+        textwrap.indent(info.use_instead.rstrip("\n"), "      "),
     ]
     return "\n".join(lines) + "\n"
 

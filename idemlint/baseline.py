@@ -1,0 +1,103 @@
+"""Adopting idemlint on existing code: record today's findings, report only new ones.
+
+An entry names a finding by its identity (see :mod:`idemlint.report.source`):
+the path relative to the baseline file's directory, the code, the task and a
+hash of the offending source, with how many times that identity occurs.
+Lines moving do not resurrect an entry; a third copy of a twice-baselined
+line is new.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass
+from typing import Dict, List, Sequence, Tuple
+
+from idemlint.atomic import write_atomic
+from idemlint.findings import Finding
+from idemlint.report.source import Identity, identities, offending_source, relative_to
+
+VERSION = 1
+EXCERPT_LENGTH = 120
+
+
+class BaselineError(Exception):
+    """The baseline file is missing or not one idemlint wrote; one line for the user."""
+
+
+@dataclass(frozen=True)
+class Filtered:
+    findings: Tuple[Finding, ...]
+    stale: int  # recorded occurrences that no longer match any finding
+
+
+def write_baseline(path: str, findings: Sequence[Finding]) -> int:
+    """Record ``findings`` in ``path``; returns how many were recorded."""
+    keyed = identities(findings, relative_to(_directory(path)))
+    counts = Counter(identity for identity, _ in keyed)
+    excerpts = {identity: offending_source(f) for (identity, _), f in zip(keyed, findings)}
+    entries = [
+        {
+            "path": identity[0],
+            "code": identity[1],
+            "task": identity[2],
+            "source_hash": identity[3],
+            "source": excerpts[identity][:EXCERPT_LENGTH],
+            "count": count,
+        }
+        for identity, count in sorted(counts.items())
+    ]
+    document = {"tool": "idemlint", "version": VERSION, "entries": entries}
+    write_atomic(path, json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    return len(findings)
+
+
+def apply_baseline(path: str, findings: Sequence[Finding]) -> Filtered:
+    """The findings ``path`` does not record, and how many recorded ones are gone."""
+    allowed = _read(path)
+    found: Dict[Identity, int] = Counter()
+    new: List[Finding] = []
+    for finding, (identity, occurrence) in zip(
+        findings, identities(findings, relative_to(_directory(path)))
+    ):
+        found[identity] += 1
+        if occurrence >= allowed.get(identity, 0):
+            new.append(finding)
+    stale = sum(max(0, count - found.get(identity, 0)) for identity, count in allowed.items())
+    return Filtered(findings=tuple(new), stale=stale)
+
+
+def _directory(path: str) -> str:
+    return os.path.dirname(os.path.abspath(path))
+
+
+def _read(path: str) -> Dict[Identity, int]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            document = json.load(handle)
+    except FileNotFoundError:
+        raise BaselineError(
+            f"baseline file {path} does not exist (create it with --write-baseline)"
+        ) from None
+    except OSError as error:
+        raise BaselineError(f"cannot read baseline file {path}: {error.strerror or error}") from None
+    except (ValueError, UnicodeDecodeError) as error:
+        raise BaselineError(f"baseline file {path} is not valid JSON: {error}") from None
+    if not isinstance(document, dict) or document.get("version") != VERSION:
+        raise BaselineError(f"baseline file {path} is not an idemlint baseline (version {VERSION})")
+    entries = document.get("entries")
+    if not isinstance(entries, list):
+        raise BaselineError(f"baseline file {path} has no list of entries")
+    allowed: Dict[Identity, int] = {}
+    for entry in entries:
+        try:
+            identity = (entry["path"], entry["code"], entry["task"], entry["source_hash"])
+            count = entry["count"]
+        except (KeyError, TypeError):
+            raise BaselineError(f"baseline file {path} has a malformed entry: {entry!r}") from None
+        if not all(isinstance(part, str) for part in identity) or not isinstance(count, int):
+            raise BaselineError(f"baseline file {path} has a malformed entry: {entry!r}")
+        allowed[identity] = allowed.get(identity, 0) + count
+    return allowed

@@ -1,0 +1,120 @@
+"""Which lines a change touched: ``--diff REV`` (git) or ``--diff -`` (a unified diff).
+
+Analysis still covers the whole project (a changed helper can create a
+finding in a task); only reporting is narrowed to the touched lines.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, Iterable, Optional, Set, Tuple
+
+from idemlint.findings import FileProblem, Finding
+from idemlint.git import GitError, repo_root, run_git
+
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(?P<start>\d+)(?:,(?P<count>\d+))? @@")
+
+
+class DiffError(Exception):
+    """No repository, an unknown revision or an unreadable diff; one line for the user."""
+
+
+@dataclass(frozen=True)
+class ChangedLines:
+    """Real paths of touched files and their added or changed lines."""
+
+    lines: Dict[str, FrozenSet[int]]
+    whole_files: FrozenSet[str] = frozenset()  # untracked: every line is new
+
+    def touches_file(self, path: str) -> bool:
+        real = os.path.realpath(path)
+        return real in self.lines or real in self.whole_files
+
+    def touches(self, finding: Finding) -> bool:
+        real = os.path.realpath(finding.path)
+        if real in self.whole_files:
+            return True
+        touched = self.lines.get(real, frozenset())
+        return any(line in touched for line in range(finding.line, max(finding.end_line, finding.line) + 1))
+
+    def keep_findings(self, findings: Iterable[Finding]) -> Tuple[Finding, ...]:
+        return tuple(f for f in findings if self.touches(f))
+
+    def keep_problems(self, problems: Iterable[FileProblem]) -> Tuple[FileProblem, ...]:
+        return tuple(p for p in problems if self.touches_file(p.path))
+
+
+def changed_since(revision: str, paths: Iterable[str]) -> ChangedLines:
+    """Lines changed in the work tree since ``revision``, in the repository of ``paths``."""
+    first = next(iter(paths), ".")
+    start = first if os.path.isdir(first) else os.path.dirname(os.path.abspath(first))
+    root = repo_root(start)
+    if root is None:
+        raise DiffError(f"--diff {revision}: {first} is not inside a git repository")
+    try:
+        run_git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}"], root)
+    except GitError:
+        raise DiffError(f"--diff: unknown git revision {revision!r}") from None
+    try:
+        diff = run_git(
+            ["-c", "core.quotePath=false", "diff", "--unified=0", "--no-color", "--no-ext-diff",
+             "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", revision, "--"],
+            root,
+        )
+        untracked = run_git(["ls-files", "-z", "--others", "--exclude-standard"], root)
+    except GitError as error:
+        raise DiffError(f"--diff {revision}: {error}") from None
+    changed = parse_unified_diff(diff, root)
+    return ChangedLines(
+        lines=changed.lines,
+        whole_files=frozenset(
+            os.path.realpath(os.path.join(root, name)) for name in untracked.split("\0") if name
+        ),
+    )
+
+
+def changed_in_patch(patch: str) -> ChangedLines:
+    """Lines a unified diff (``git diff`` output, read from stdin) adds or changes.
+
+    Its paths are relative to the repository root, or to the current directory
+    outside a repository.
+    """
+    return parse_unified_diff(patch, repo_root(os.getcwd()) or os.getcwd())
+
+
+def parse_unified_diff(patch: str, root: str) -> ChangedLines:
+    lines: Dict[str, Set[int]] = {}
+    current: Optional[Set[int]] = None
+    for text in patch.splitlines():
+        if text.startswith("+++ "):
+            name = _target_name(text[4:])
+            current = None if name is None else lines.setdefault(
+                os.path.realpath(os.path.join(root, name)), set()
+            )
+            continue
+        match = _HUNK.match(text)
+        if match is None or current is None:
+            continue
+        start = int(match.group("start"))
+        count = int(match.group("count") or 1)
+        if count:
+            current.update(range(start, start + count))
+        else:  # a pure deletion: the lines on either side of it changed meaning
+            current.update((start, start + 1))
+    return ChangedLines(lines={path: frozenset(numbers) for path, numbers in lines.items()})
+
+
+def _target_name(field: str) -> Optional[str]:
+    """The new file's name from a ``+++`` line; None for a deleted file."""
+    field = field.rstrip("\n").split("\t")[0]
+    if field.startswith('"'):  # git's C-style quoting of unusual names
+        try:
+            field = ast.literal_eval("b" + field).decode("utf-8", "surrogateescape")
+        except (ValueError, SyntaxError):
+            return None
+    if field == "/dev/null":
+        return None
+    return field[2:] if field.startswith("b/") else field

@@ -1,0 +1,92 @@
+"""``--show-unused-noqa``: ``# noqa: IDMnnn`` comments that suppress nothing.
+
+Only comments that name idemlint codes are read: a bare ``# noqa`` or one
+naming other tools' codes may be meant for them.  A code the run does not
+check (``--ignore``, ``--select``) is not reported, since nothing could
+have used it.  Reported as ``IDM800``, a report-level code outside the rule
+registry.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import tokenize
+from typing import Iterator, List, Sequence, Tuple
+
+from idemlint.engine import LintResult
+from idemlint.findings import Finding
+from idemlint.noqa import NOQA_INLINE, NoqaMap
+from idemlint.report.meta import UNUSED_NOQA
+from idemlint.report.source import source_lines
+from idemlint.rules import RULES
+from idemlint.settings import Settings
+
+IDEMLINT_PREFIX = "IDM"
+
+
+def unused_noqa(result: LintResult, settings: Settings) -> Tuple[Finding, ...]:
+    found: List[Finding] = []
+    for path in result.checked:
+        if not settings.enabled(UNUSED_NOQA.code, path):
+            continue
+        lines = source_lines(path)
+        noqa = NoqaMap(lines)
+        if noqa.disabled:
+            continue
+        real = os.path.realpath(path)
+        suppressed = [f for f in result.suppressed if os.path.realpath(f.path) == real]
+        for line, column, end_column, codes in _noqa_comments(lines):
+            unused = [
+                code
+                for code in codes
+                if _checked(code, path, settings)
+                and not any(
+                    f.code.startswith(code) and noqa.same_logical_line(line, f.line)
+                    for f in suppressed
+                )
+            ]
+            if unused:
+                found.append(_finding(path, line, column, end_column, unused))
+    return tuple(found)
+
+
+def _noqa_comments(lines: Sequence[str]) -> Iterator[Tuple[int, int, int, List[str]]]:
+    """(line, column, end column, idemlint codes) of each ``# noqa: IDM...`` comment."""
+    reader = io.StringIO("".join(lines)).readline
+    try:
+        for token in tokenize.generate_tokens(reader):
+            if token.type != tokenize.COMMENT:
+                continue
+            match = NOQA_INLINE.search(token.string)
+            if match is None or not match.group("codes"):
+                continue
+            listed = [c for c in re.split(r"[,\s]+", match.group("codes")) if c]
+            codes = [c for c in listed if c.startswith(IDEMLINT_PREFIX)]
+            if codes:
+                line, column = token.start
+                yield line, column + 1, token.end[1] + 1, codes
+    except (tokenize.TokenError, SyntaxError):
+        return
+
+
+def _checked(code: str, path: str, settings: Settings) -> bool:
+    return any(rule.code.startswith(code) and settings.enabled(rule.code, path) for rule in RULES)
+
+
+def _finding(path: str, line: int, column: int, end_column: int, codes: List[str]) -> Finding:
+    listed = ", ".join(codes)
+    return Finding(
+        path=path,
+        line=line,
+        column=column,
+        code=UNUSED_NOQA.code,
+        end_line=line,
+        end_column=end_column,
+        rule=UNUSED_NOQA.name,
+        message=f"unused `# noqa` for {listed}: no {listed} finding on this line to suppress",
+        why=UNUSED_NOQA.why,
+        fix=UNUSED_NOQA.fix,
+        task="",
+    )

@@ -1,0 +1,128 @@
+"""``--write-baseline`` and ``--baseline``: adopt idemlint on code that already has findings."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+
+from idemlint.cli import main
+
+TASK = """\
+import requests
+from celery import shared_task
+
+@shared_task
+def notify(order_id):
+    requests.post('https://partner.example/orders', json={'id': order_id})
+"""
+SAME_CALL = "    requests.post('https://partner.example/orders', json={'id': order_id})\n"
+NEW_BUG = "    requests.post('https://partner.example/audit', json={'id': order_id})\n"
+
+
+@pytest.fixture
+def project(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.Path:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "tasks.py").write_text(TASK)
+    return tmp_path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> "tuple[int, str, str]":
+    status = main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_write_baseline_records_and_exits_zero(project: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(capsys, "check", "--write-baseline", "idemlint-baseline.json", "src")
+    assert (status, out) == (0, "")
+    assert err == "idemlint: recorded 1 finding in idemlint-baseline.json\n"
+    document = json.loads((project / "idemlint-baseline.json").read_text())
+    assert document["version"] == 1
+    [entry] = document["entries"]
+    assert entry["path"] == "src/tasks.py"  # relative to the baseline's directory
+    assert (entry["code"], entry["task"], entry["count"]) == ("IDM002", "notify", 1)
+    assert "line" not in entry
+
+
+def test_baseline_hides_old_findings_across_line_moves_and_reports_new_ones(
+    project: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(capsys, "check", "--write-baseline", "baseline.json", "src")
+    tasks = project / "src" / "tasks.py"
+    # Lines above moved it; whitespace inside the offending line is normalised away.
+    tasks.write_text("# an unrelated comment\n\n" + TASK.replace("{'id': order_id}", "{'id':   order_id}"))
+    assert run(capsys, "check", "--baseline", "baseline.json", "src") == (0, "", "")
+    tasks.write_text("# an unrelated comment\n\n" + TASK + NEW_BUG)
+    status, out, err = run(capsys, "check", "--baseline", "baseline.json", "src")
+    assert (status, err) == (1, "")
+    [line] = out.splitlines()
+    assert line.startswith("src/tasks.py:9:5: IDM002 ")
+
+
+def test_identical_findings_are_counted(project: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tasks = project / "src" / "tasks.py"
+    tasks.write_text(TASK + SAME_CALL)
+    run(capsys, "check", "--write-baseline", "baseline.json", "src")
+    assert json.loads((project / "baseline.json").read_text())["entries"][0]["count"] == 2
+    tasks.write_text(TASK + SAME_CALL + SAME_CALL)
+    status, out, _ = run(capsys, "check", "--baseline", "baseline.json", "src")
+    assert status == 1 and len(out.splitlines()) == 1
+
+
+def test_stale_entries_are_summarised_in_one_line(project: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tasks = project / "src" / "tasks.py"
+    tasks.write_text(TASK + NEW_BUG)
+    run(capsys, "check", "--write-baseline", "baseline.json", "src")
+    tasks.write_text(TASK.replace("json={'id': order_id})", "json={'id': order_id}, headers={'Idempotency-Key': f'notify-{order_id}'})"))
+    status, out, err = run(capsys, "check", "--baseline", "baseline.json", "src")
+    assert (status, out) == (0, "")
+    assert err == "idemlint: 2 baseline entries no longer match; run --write-baseline to shrink it\n"
+
+
+def test_rewriting_an_unchanged_baseline_is_byte_identical(
+    project: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "src" / "more.py").write_text(TASK.replace("notify", "remind") + NEW_BUG)
+    run(capsys, "check", "--write-baseline", "baseline.json", "src")
+    first = (project / "baseline.json").read_bytes()
+    run(capsys, "check", "--write-baseline", "baseline.json", "src", "--jobs", "2")
+    assert (project / "baseline.json").read_bytes() == first
+    entries = json.loads(first)["entries"]
+    assert entries == sorted(entries, key=lambda e: (e["path"], e["code"], e["task"], e["source_hash"]))
+
+
+def test_baseline_paths_are_relative_to_the_baseline_file(
+    project: pathlib.Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run(capsys, "check", "--write-baseline", "baseline.json", "src")
+    monkeypatch.chdir(project / "src")
+    assert run(capsys, "check", "--baseline", "../baseline.json", "tasks.py") == (0, "", "")
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (None, "does not exist"),
+        ("{not json", "not valid JSON"),
+        ('{"version": 99, "entries": []}', "not an idemlint baseline"),
+        ('{"version": 1, "entries": [{"path": 3}]}', "malformed entry"),
+    ],
+)
+def test_a_missing_or_broken_baseline_is_one_line(
+    project: pathlib.Path, capsys: pytest.CaptureFixture[str], content: "str | None", reason: str
+) -> None:
+    if content is not None:
+        (project / "baseline.json").write_text(content)
+    status, out, err = run(capsys, "check", "--baseline", "baseline.json", "src")
+    assert (status, out) == (2, "")
+    assert len(err.strip().splitlines()) == 1 and reason in err
+
+
+def test_baseline_and_write_baseline_together_is_a_usage_error(
+    project: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, _, err = run(capsys, "check", "--baseline", "a.json", "--write-baseline", "b.json", "src")
+    assert status == 2 and "cannot be used together" in err
