@@ -147,7 +147,7 @@ def count_source(package: str) -> Tuple[int, int]:
 
 
 def count_findings(command: Command, cwd: str) -> int:
-    completed = subprocess.run(command.argv, cwd=cwd, capture_output=True, text=True)
+    completed = subprocess.run(command.argv, cwd=cwd, capture_output=True, text=True, check=False)
     return len(completed.stdout.splitlines())
 
 
@@ -213,7 +213,9 @@ def machine() -> str:
 
 
 def versions() -> str:
-    ruff = subprocess.run([bin_path("ruff"), "--version"], capture_output=True, text=True).stdout.strip()
+    ruff = subprocess.run(
+        [bin_path("ruff"), "--version"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     names = ("idemlint", "libcst", "click", "flake8", "pycodestyle", "pyflakes")
     listed = ", ".join(f"{name} {metadata.version(name)}" for name in names)
     return f"Python {platform.python_version()}, {listed}, {ruff}"
@@ -223,8 +225,10 @@ def report(results: Sequence[Measured], rounds: int) -> str:
     today = datetime.date.today().isoformat()
     return "\n".join([
         BEGIN,
-        f"Measured on {today} by `python bench/performance.py --runs {rounds}`: median of "
-        f"{rounds} alternating rounds, whole-process wall time.",
+        (
+            f"Measured on {today} by `python bench/performance.py --runs {rounds}`: median of "
+            f"{rounds} alternating rounds, whole-process wall time."
+        ),
         "",
         f"- Machine: {machine()}",
         f"- Versions: {versions()}",
@@ -234,15 +238,17 @@ def report(results: Sequence[Measured], rounds: int) -> str:
     ])
 
 
-def write_report(path: str, text: str) -> None:
+def write_report(path: str, text: str, begin: str = BEGIN, end: str = END) -> None:
+    """Replace the lines from ``begin`` to ``end`` in ``path`` with ``text``
+    (which carries the markers itself)."""
     with open(path, encoding="utf-8") as handle:
         current = handle.read()
-    if BEGIN not in current or END not in current:
-        raise SystemExit(f"{path} has no {BEGIN} ... {END} section to replace")
-    before, rest = current.split(BEGIN, 1)
-    after = rest.split(END, 1)[1]
+    if begin not in current or end not in current:
+        raise SystemExit(f"{path} has no {begin} ... {end} section to replace")
+    before, rest = current.split(begin, 1)
+    after = rest.split(end, 1)[1]
     with open(path, "w", encoding="utf-8") as handle:
-        handle.write(before + text + after)
+        handle.write(before + text.rstrip("\n") + after)
 
 
 def parse_arguments(argv: Optional[Sequence[str]]) -> argparse.Namespace:
@@ -267,7 +273,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     text = report(results, arguments.runs)
     print(text)
     if arguments.write:
-        write_report(arguments.write, text + "\n")
+        write_report(arguments.write, text)
     return 0
 
 

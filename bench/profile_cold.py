@@ -8,7 +8,8 @@ around the stages of the engine: reading and prefiltering every file, the
 CPython parse that screens each parsed file, the libcst parse, the module
 index, and positions of reported nodes.  What is left is building traces
 and running the rules.  Prints one table: seconds per stage and the number
-of files read, parsed as task files and parsed because a task reached them.
+of files libcst parsed; ``--write FILE`` also puts it between
+``<!-- profile:begin -->`` and ``<!-- profile:end -->`` in FILE.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from corpus import DEFAULT_CACHE, download, package_directory, unpack  # noqa: E402
-from performance import APPLICATIONS  # noqa: E402
+from performance import APPLICATIONS, write_report  # noqa: E402
 
 STAGES = ("read + prefilter", "CPython parse", "libcst parse", "index", "positions")
 
@@ -44,25 +45,28 @@ def timed(totals: Dict[str, float], counts: Dict[str, int], stage: str,
 def profile(package_dir: str) -> Dict[str, float]:
     import libcst
 
-    from idemlint import engine, positions, project
+    from idemlint import engine, project
     from idemlint.settings import DEFAULT_SETTINGS
 
     totals: Dict[str, float] = defaultdict(float)
     counts: Dict[str, int] = defaultdict(int)
-    originals = (engine._candidates, project.python_ast, libcst.parse_module,
-                 project.build_index, engine._locate)
-    engine._candidates = timed(totals, counts, "read + prefilter", engine._candidates)
-    project.python_ast = timed(totals, counts, "CPython parse", project.python_ast)
-    project.cst.parse_module = timed(totals, counts, "libcst parse", libcst.parse_module)
-    project.build_index = timed(totals, counts, "index", project.build_index)
-    engine._locate = timed(totals, counts, "positions", engine._locate)
+    patched = (
+        (engine, "_candidates", "read + prefilter"),
+        (project, "python_ast", "CPython parse"),
+        (libcst, "parse_module", "libcst parse"),
+        (project, "build_index", "index"),
+        (engine, "_locate", "positions"),
+    )
+    originals = [getattr(owner, name) for owner, name, _ in patched]
+    for (owner, name, stage), original in zip(patched, originals):
+        setattr(owner, name, timed(totals, counts, stage, original))
     try:
         start = time.perf_counter()
         engine.lint_paths([package_dir], DEFAULT_SETTINGS, jobs=1)
         total = time.perf_counter() - start
     finally:
-        (engine._candidates, project.python_ast, project.cst.parse_module,
-         project.build_index, engine._locate) = originals
+        for (owner, name, _), original in zip(patched, originals):
+            setattr(owner, name, original)
     result = {stage: totals[stage] for stage in STAGES}
     result["traces + rules"] = total - sum(result.values())
     result["total"] = total
@@ -74,6 +78,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cache", default=DEFAULT_CACHE)
     parser.add_argument("--only", action="append", default=[])
+    parser.add_argument("--write", metavar="FILE", help="replace the profile section of FILE")
     arguments = parser.parse_args(argv)
     cache = os.path.abspath(os.path.expanduser(arguments.cache))
     os.makedirs(cache, exist_ok=True)
@@ -89,10 +94,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         rows.append([f"{measured[k]:.2f} s" for k in (*STAGES, "traces + rules", "total")]
                     + [str(int(measured["files parsed"]))])
     names = [*STAGES, "traces + rules", "total", "files parsed (libcst)"]
-    print("| stage | " + " | ".join(labels) + " |")
-    print("|" + " --- |" * (len(labels) + 1))
+    lines = ["| stage | " + " | ".join(labels) + " |", "|" + " --- |" * (len(labels) + 1)]
     for index, name in enumerate(names):
-        print(f"| {name} | " + " | ".join(row[index] for row in rows) + " |")
+        lines.append(f"| {name} | " + " | ".join(row[index] for row in rows) + " |")
+    table = "\n".join(lines)
+    print(table)
+    if arguments.write:
+        begin, end = "<!-- profile:begin -->", "<!-- profile:end -->"
+        write_report(arguments.write, f"{begin}\n{table}\n{end}", begin, end)
     return 0
 
 
