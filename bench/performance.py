@@ -11,6 +11,9 @@ started from the application's parent directory:
 - ``read``: reading every ``.py`` file (the floor);
 - ``idemlint cold``: ``idemlint check --no-cache``;
 - ``idemlint warm``: ``idemlint check`` with a cache filled before timing;
+- ``idemlint, 1 file edited``: the same, after a new comment line was added
+  to one task file (what a commit hook usually sees: one task file and the
+  modules its tasks reach are analysed again);
 - ``ruff``: ``ruff check --no-cache`` with its default rules;
 - ``flake8``: ``flake8 -j 2`` (default checks) from a virtual environment
   (made once in the cache directory) holding the same flake8, pycodestyle and
@@ -72,6 +75,7 @@ READ_EVERY_FILE = (
 class Command:
     label: str
     argv: Tuple[str, ...]
+    edits: Optional[str] = None  # a file given a new last line for each run, then restored
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,7 @@ class Measured:
     medians: Dict[str, float]
     peaks: Dict[str, int]
     findings: int
+    task_file: str
 
 
 def bin_path(name: str) -> str:
@@ -106,12 +111,19 @@ def flake8_only_environment(cache: str) -> str:
     return flake8
 
 
-def commands(package: str, config: str, warm_cache: str, flake8_only: str) -> List[Command]:
+def commands(
+    package: str, config: str, warm_cache: str, flake8_only: str, task_file: str
+) -> List[Command]:
     idemlint = (bin_path("idemlint"), "check", "--exit-zero", "--config", config)
     return [
         Command("read", (sys.executable, "-c", READ_EVERY_FILE, package)),
         Command("idemlint cold", (*idemlint, "--no-cache", package)),
         Command("idemlint warm", (*idemlint, "--cache-dir", warm_cache, package)),
+        Command(
+            "idemlint, 1 file edited",
+            (*idemlint, "--cache-dir", warm_cache, package),
+            edits=task_file,
+        ),
         Command("ruff", (bin_path("ruff"), "check", "--no-cache", "--exit-zero", "--quiet", package)),
         Command("flake8", (flake8_only, "-j", "2", "--exit-zero", package)),
         Command("flake8 + idemlint", (bin_path("flake8"), "-j", "2", "--exit-zero", package)),
@@ -120,6 +132,21 @@ def commands(package: str, config: str, warm_cache: str, flake8_only: str) -> Li
 
 def run(command: Command, cwd: str) -> Sample:
     """Wall time and peak memory of one whole process (and its workers)."""
+    if command.edits is None:
+        return _run(command, cwd)
+    path = os.path.join(cwd, command.edits)
+    with open(path, "rb") as handle:
+        original = handle.read()
+    try:
+        with open(path, "ab") as handle:
+            handle.write(f"\n# edited by bench/performance.py at {time.time()}\n".encode())
+        return _run(command, cwd)
+    finally:
+        with open(path, "wb") as handle:
+            handle.write(original)
+
+
+def _run(command: Command, cwd: str) -> Sample:
     start = time.perf_counter()
     process = subprocess.Popen(command.argv, cwd=cwd, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE)
@@ -146,6 +173,19 @@ def count_source(package: str) -> Tuple[int, int]:
     return files, lines
 
 
+def busiest_task_file(package_dir: str) -> str:
+    """The file with the most task decorators, relative to the package's parent."""
+    best = (0, "")
+    for directory, _, names in sorted(os.walk(package_dir)):
+        for name in sorted(names):
+            if name.endswith(".py"):
+                path = os.path.join(directory, name)
+                with open(path, "rb") as handle:
+                    count = handle.read().count(b"task(")
+                best = max(best, (count, path), key=lambda item: item[0])
+    return os.path.relpath(best[1], os.path.dirname(package_dir))
+
+
 def count_findings(command: Command, cwd: str) -> int:
     completed = subprocess.run(command.argv, cwd=cwd, capture_output=True, text=True, check=False)
     return len(completed.stdout.splitlines())
@@ -158,7 +198,8 @@ def measure(cache: str, application: Application, rounds: int, flake8_only: str)
     cwd, package = os.path.dirname(package_dir), os.path.basename(package_dir)
     config = neutral_config(cache)
     warm_cache = os.path.join(cache, "idemlint-cache", application.label)
-    planned = commands(package, config, warm_cache, flake8_only)
+    task_file = busiest_task_file(package_dir)
+    planned = commands(package, config, warm_cache, flake8_only, task_file)
     findings = count_findings(planned[1], cwd)
     run(planned[2], cwd)  # fills the cache the warm runs read
     samples: Dict[str, List[Sample]] = {command.label: [] for command in planned}
@@ -174,6 +215,7 @@ def measure(cache: str, application: Application, rounds: int, flake8_only: str)
         {label: statistics.median(s.seconds for s in runs) for label, runs in samples.items()},
         {label: max(s.peak_kib for s in runs) for label, runs in samples.items()},
         findings,
+        task_file,
     )
 
 
@@ -181,6 +223,7 @@ def table(results: Sequence[Measured]) -> str:
     header = ["what", *(f"{r.application.name} {r.application.version}" for r in results)]
     rows = [
         ["files / lines", *(f"{r.files} / {r.lines // 1000}k" for r in results)],
+        ["task file edited", *(f"`{r.task_file}`" for r in results)],
         ["idemlint findings", *(str(r.findings) for r in results)],
     ]
     for label in results[0].medians:
@@ -188,6 +231,7 @@ def table(results: Sequence[Measured]) -> str:
     ratios = (
         ("idemlint cold / ruff (target <= 2)", "idemlint cold", "ruff"),
         ("idemlint warm / ruff (target <= 1)", "idemlint warm", "ruff"),
+        ("idemlint, 1 file edited / ruff", "idemlint, 1 file edited", "ruff"),
         ("flake8 + idemlint / flake8 (target <= 1.05)", "flake8 + idemlint", "flake8"),
     )
     for title, numerator, denominator in ratios:
