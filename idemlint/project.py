@@ -139,10 +139,25 @@ def decode(source: bytes, path: str) -> Union[str, FileProblem]:
     """Decode like Python does: PEP 263 cookie, BOM, UTF-8 by default."""
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
-        text = source.decode(encoding)
-    except (SyntaxError, UnicodeDecodeError, LookupError) as error:
+    except (SyntaxError, LookupError) as error:
         return FileProblem(path, 1, 1, "E902", f"cannot decode file: {error}")
+    try:
+        text = source.decode(encoding)
+    except UnicodeDecodeError as error:
+        line, column = _byte_position(source, error.start)
+        byte = source[error.start]
+        return FileProblem(
+            path, line, column, "E902", f"cannot decode file as {encoding}: byte 0x{byte:02x}, {error.reason}"
+        )
     return text[1:] if text.startswith("\ufeff") else text
+
+
+def _byte_position(source: bytes, offset: int) -> Tuple[int, int]:
+    """1-based line and column (in bytes) of ``offset``, lines ending as Python ends them."""
+    before = source[:offset].splitlines(keepends=True) or [b""]
+    if before[-1].endswith((b"\n", b"\r")):
+        return len(before) + 1, 1
+    return len(before), len(before[-1]) + 1
 
 
 def load_source(source: Union[str, bytes], path: str) -> Union[LoadedModule, FileProblem]:
