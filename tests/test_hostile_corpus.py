@@ -350,3 +350,22 @@ def test_ten_thousand_tasks_in_one_file_are_all_reported_in_reasonable_time(
     assert [line.split(": ")[0] for line in lines] == [f"{hostile}:{7 + 5 * n}:5" for n in range(TASK_COUNT)]
     # 14 s on two shared cores once locate() became linear; 49 s before.
     assert elapsed < 120, f"{TASK_COUNT} tasks took {elapsed:.0f} s"
+
+
+PROBLEM_CASES = sorted(case for case, (_, expected) in CASES.items() if expected.problem is not None)
+
+
+@pytest.mark.parametrize("case", PROBLEM_CASES)
+def test_a_bad_path_named_twice_is_reported_once(
+    scene: pathlib.Path, case: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from idemlint.cli import main
+
+    make, expected = CASES[case]
+    hostile = make(scene)
+    respelled = os.path.join(str(hostile.parent), ".", hostile.name)
+    status = main(["check", str(hostile), str(scene / "buggy.py"), str(hostile), respelled])
+    output = capsys.readouterr()
+    assert status == 2
+    check_output(output.out + output.err, hostile, expected)
+    assert respelled not in output.out + output.err
