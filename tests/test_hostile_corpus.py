@@ -369,3 +369,16 @@ def test_a_bad_path_named_twice_is_reported_once(
     assert status == 2
     check_output(output.out + output.err, hostile, expected)
     assert respelled not in output.out + output.err
+
+
+def test_a_symlink_loop_named_on_the_command_line_ends_and_reports_each_file_once(
+    scene: pathlib.Path,
+) -> None:
+    loop = symlink_loop(scene) / "parent"  # -> scene, which holds loop/parent again
+    result = run(
+        [sys.executable, "-m", "idemlint", "check", str(loop), str(loop / "loop" / "parent"), str(scene)],
+        cwd=scene.parent, timeout=60,
+    )
+    assert result.returncode == 1, result.stderr
+    (line,) = result.stdout.splitlines()  # the one file, under the first spelling that reached it
+    assert line.startswith(f"{loop}/buggy.py:{BUGGY_FINDING}")
