@@ -55,7 +55,7 @@ def test_the_order_of_paths_on_the_command_line_does_not_matter(
     expected = cli(capsys, "--jobs", "1", *FIXTURE_FILES)
     assert expected[1].count("\n") > 100
     shuffled = list(FIXTURE_FILES)
-    for seed in range(3):
+    for seed in range(2):
         random.Random(seed).shuffle(shuffled)
         assert shuffled != FIXTURE_FILES
         assert cli(capsys, "--jobs", "1", *shuffled) == expected
