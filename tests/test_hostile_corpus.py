@@ -16,6 +16,7 @@ under a ``.py`` name. Input git cannot hold or that would be absurd to commit
 from __future__ import annotations
 
 import ast
+import json
 import os
 import pathlib
 import re
@@ -382,3 +383,26 @@ def test_a_symlink_loop_named_on_the_command_line_ends_and_reports_each_file_onc
     assert result.returncode == 1, result.stderr
     (line,) = result.stdout.splitlines()  # the one file, under the first spelling that reached it
     assert line.startswith(f"{loop}/buggy.py:{BUGGY_FINDING}")
+
+
+@pytest.mark.parametrize("output_format", ["text", "json"])
+def test_a_file_name_that_is_not_utf8_is_checked_and_named_by_its_bytes(
+    scene: pathlib.Path, output_format: str
+) -> None:
+    name = os.path.join(os.fsencode(scene), b"caf\xe9.py")
+    try:
+        with open(name, "wb") as handle:
+            handle.write(BUGGY.encode())
+    except OSError:
+        pytest.skip("this file system refuses names that are not UTF-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "idemlint", "check", "--format", output_format, str(scene)],
+        cwd=scene.parent, capture_output=True, timeout=60,
+    )
+    assert b"Traceback" not in result.stderr, result.stderr
+    assert result.returncode == 1
+    if output_format == "text":
+        assert name + b":7:5: IDM002 " in result.stdout  # the bytes a shell can pass back
+    else:
+        paths = [finding["path"] for finding in json.loads(result.stdout)]
+        assert os.fsdecode(name) in paths
