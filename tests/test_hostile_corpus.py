@@ -217,7 +217,7 @@ CASES: Dict[str, Tuple[Maker, Expected]] = {
     "form-feed-and-tabs": (committed("form_feed_and_tabs"), Expected(findings=[":7:2: IDM002"])),
     "nul-bytes": (
         nul_bytes,
-        Expected(problem=("E999", 1, 1, "SyntaxError: source code string cannot contain null bytes")),
+        Expected(problem=("E999", 7, 23, "SyntaxError: source code string cannot contain null bytes")),
     ),
     "empty-file": (committed("empty"), Expected()),
     "only-comments": (committed("only_comments"), Expected()),
