@@ -60,16 +60,14 @@ class Selection:
 def discover(
     paths: Iterable[str], selection: Selection = Selection()
 ) -> Iterator[Union[str, FileProblem]]:
-    """Python files under ``paths``, each once, or a problem per bad path."""
+    """Python files under ``paths``, each once, or one problem per bad path
+    (however many times, and however spelled, it is given)."""
     seen: Set[str] = set()
     for path in paths:
         if selection.force_exclude and _excluded(path, selection):
             continue
         for item in _expand(path, selection):
-            if isinstance(item, FileProblem):
-                yield item
-                continue
-            key = os.path.realpath(item)
+            key = os.path.realpath(item.path if isinstance(item, FileProblem) else item)
             if key not in seen:
                 seen.add(key)
                 yield item

@@ -230,27 +230,36 @@ class Knowledge:
         if event.kind != "call" or not isinstance(event.node, cst.Call):
             return
         call = event.node
-        label = call_label(call)
         effect = self.keyable_effect(event)
         if effect is None and method_name(call) in catalog.PERSISTENCE_METHODS:
             return
+        keys = list(self._call_keys(event, call, effect))
+        if keys:  # the label generates the callee's code: a chain `f(a)(b)...` is long
+            label = call_label(call)
+            for node, what in keys:
+                yield KeySink(node, f"{what} of `{label}`")
+
+    def _call_keys(
+        self, event: Event, call: cst.Call, effect: Optional[catalog.KeyableEffect]
+    ) -> Iterator[Tuple[cst.BaseExpression, str]]:
+        """A call's key arguments, each with what it is (``lock key``)."""
         for arg in call.args:
             if arg.keyword is not None:
                 normalised = catalog.normalise_key_spelling(arg.keyword.value)
                 if normalised in catalog.KEY_KEYWORDS or normalised in self.settings.key_arguments:
-                    yield KeySink(arg.value, f"`{arg.keyword.value}` of `{label}`")
+                    yield arg.value, f"`{arg.keyword.value}`"
             for key, value in self._dict_entries(arg.value, event.scope):
                 if self._is_key_name(key):
-                    yield KeySink(value, f"`{key}` header of `{label}`")
+                    yield value, f"`{key}` header"
         if effect is not None and effect.key_position is not None:
             positional_key = argument(call, effect.key_position, None)
             if positional_key is not None:
-                yield KeySink(positional_key, f"idempotency key of `{label}`")
+                yield positional_key, "idempotency key"
         lock = self.lock_api(event)
         if lock is not None:
             name = argument(call, lock.key_position, lock.key_keyword)
             if name is not None:
-                yield KeySink(name, f"lock key of `{label}`")
+                yield name, "lock key"
 
     def _dict_entries(
         self, node: cst.BaseExpression, scope: FunctionScope, depth: int = 0

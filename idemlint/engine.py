@@ -14,6 +14,7 @@ import io
 import os
 import re
 import sys
+import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -109,9 +110,7 @@ def lint_source(
     """
     if not could_hold_tasks(source, settings):
         return LintResult()
-    from idemlint.project import load_source
-
-    loaded = load_source(source, path, tree)
+    loaded = _load(source, path, tree)
     if isinstance(loaded, FileProblem):
         return LintResult(problems=(loaded,))
     return _findings_of([loaded], None, settings, apply_noqa)
@@ -306,9 +305,9 @@ def _analyse_candidates(
     summaries are still shared by all of them.
     """
     from idemlint.analysis import Summaries
-    from idemlint.project import Project, load_source
+    from idemlint.project import Project
 
-    loaded = [load_source(raw, path) for path, raw in candidates]
+    loaded = [_load(raw, path) for path, raw in candidates]
     project = Project(files)
     for module in loaded:
         if not isinstance(module, FileProblem):
@@ -344,6 +343,18 @@ def _candidates(
     return candidates, problems
 
 
+def _load(
+    source: Union[str, bytes], path: str, tree: Optional["ast.Module"] = None
+) -> Union["LoadedModule", FileProblem]:
+    """``load_source``, with a bug in parsing or indexing reported on the file."""
+    from idemlint.project import load_source
+
+    try:
+        return load_source(source, path, tree)
+    except Exception as error:  # one file idemlint cannot index must not end the run
+        return internal_error(path, "parsing and indexing", error)
+
+
 def _read(path: str) -> Union[bytes, FileProblem]:
     try:
         with open(path, "rb") as handle:
@@ -376,7 +387,7 @@ def _findings_of(
 
     with _deep_recursion():
         reported, walked, problems = _analyse(modules, project, settings, summaries or Summaries())
-        findings = _locate(reported, walked)
+        findings = _locate(reported, walked, problems)
     findings = [f for f in findings if settings.enabled(f.code, f.path)]
     suppressed: List[Finding] = []
     if apply_noqa:
@@ -460,7 +471,7 @@ def _analyse(
                 walked.update(id(event.scope.function) for event in trace.events)
                 walked.add(id(task.owner or task.function))
         except Exception as error:  # one broken rule must not end the run
-            problems.append(_internal_error(loaded.path, stage, error))
+            problems.append(internal_error(loaded.path, stage, error))
     return reported, walked, problems
 
 
@@ -468,16 +479,25 @@ def _no_wrappers(qualified: str) -> bool:
     return False
 
 
-def _internal_error(path: str, stage: str, error: Exception) -> FileProblem:
+def internal_error(path: str, stage: str, error: Exception) -> FileProblem:
+    """The one line that reports a bug in idemlint on one file (IDM900)."""
+    if os.environ.get("IDEMLINT_DEBUG"):
+        traceback.print_exception(type(error), error, error.__traceback__)
     reason = "nested too deeply" if isinstance(error, RecursionError) else f"{type(error).__name__}: {error}"
+    reason = " ".join(reason.split())  # one line, whatever the exception's message holds
     return FileProblem(
         path, 1, 1, INTERNAL_ERROR,
         f"internal error in {stage} ({reason}); this file's other findings may be "
-        "missing. Please report it with this file (see 'Reporting a bug' in the README)",
+        "missing. Please report it with this file (see 'Reporting a bug' in the README; "
+        "IDEMLINT_DEBUG=1 prints the traceback)",
     )
 
 
-def _locate(reported: List[_Reported], walked: Set[int]) -> List[Finding]:
+def _locate(
+    reported: List[_Reported], walked: Set[int], problems: List[FileProblem]
+) -> List[Finding]:
+    """The findings, positioned; a module whose positions fail is added to
+    ``problems`` instead (its findings cannot be placed, the others can)."""
     import libcst as cst
 
     from idemlint.positions import locate
@@ -495,7 +515,11 @@ def _locate(reported: List[_Reported], walked: Set[int]) -> List[Finding]:
                 and any(id(member) in walked for member in statement.body.body)
             )
         }
-        positions = locate(loaded.module, loaded.tree, [item.node for item in items], likely)
+        try:
+            positions = locate(loaded.module, loaded.tree, [item.node for item in items], likely)
+        except Exception as error:
+            problems.append(internal_error(loaded.path, "position computation", error))
+            continue
         for item in items:
             where = positions[id(item.node)]
             rule = RULES_BY_CODE[item.code]

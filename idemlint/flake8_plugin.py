@@ -3,7 +3,8 @@
 A thin adapter: it lints the lines flake8 already read (never the file on
 disk), yields every finding, and leaves ``noqa``, ``--select``/``--ignore``
 and ``--per-file-ignores`` to flake8.  It never raises into flake8: a file
-libcst cannot parse yields nothing, and flake8 reports E999 itself.
+that cannot be parsed yields nothing (flake8 reports E999 itself), and a bug
+in idemlint on one file yields one ``IDM900`` line, as the CLI prints it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any, Iterator, List, Sequence, Tuple, Type
 
 from idemlint import __version__
 from idemlint.config import ConfigError, find_config, load_settings
-from idemlint.engine import could_hold_tasks, lint_source
+from idemlint.engine import INTERNAL_ERROR, LintResult, could_hold_tasks, internal_error, lint_source
 from idemlint.settings import DEFAULT_SETTINGS, Settings
 
 
@@ -65,7 +66,10 @@ class IdemlintChecker:
             # flake8 parsed these lines already: its tree spares us CPython's parse.
             tree = self.tree if isinstance(self.tree, ast.Module) else None
             result = lint_source(source, self.filename, self.settings, apply_noqa=False, tree=tree)
-        except Exception:  # never break a flake8 run; the CLI reports internal errors
-            return
+        except Exception as error:  # never break a flake8 run
+            result = LintResult(problems=(internal_error(self.filename, "the flake8 plugin", error),))
         for finding in result.findings:
             yield finding.line, finding.column - 1, f"{finding.code} {finding.message}", type(self)
+        for problem in result.problems:
+            if problem.code == INTERNAL_ERROR:  # not E999 or E902: flake8 reports those itself
+                yield problem.line, problem.column - 1, f"{problem.code} {problem.message}", type(self)

@@ -40,9 +40,12 @@ def locate(
         if len(found) == len(wanted):
             break
         alone, positions = _statement_positions(module, unit.statement)
-        for key, node in wanted.items():
-            where = positions.get(alone if node is unit.statement else node)
-            if key not in found and where is not None:
+        # Look the statement's own nodes up among the wanted ones, not the
+        # other way round: with a finding per task, a module of thousands of
+        # tasks would otherwise cost (tasks x findings) lookups.
+        for node, where in positions.items():
+            key = id(unit.statement) if node is alone else id(node)
+            if key in wanted and key not in found:
                 found[key] = _shifted(where, unit.first_line - 1, unit.indent)
     if len(found) < len(wanted):
         return _whole_module(module, nodes)

@@ -133,10 +133,25 @@ def decode(source: bytes, path: str) -> Union[str, FileProblem]:
     """Decode like Python does: PEP 263 cookie, BOM, UTF-8 by default."""
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
-        text = source.decode(encoding)
-    except (SyntaxError, UnicodeDecodeError, LookupError) as error:
+    except (SyntaxError, LookupError) as error:
         return FileProblem(path, 1, 1, "E902", f"cannot decode file: {error}")
+    try:
+        text = source.decode(encoding)
+    except UnicodeDecodeError as error:
+        line, column = _byte_position(source, error.start)
+        byte = source[error.start]
+        return FileProblem(
+            path, line, column, "E902", f"cannot decode file as {encoding}: byte 0x{byte:02x}, {error.reason}"
+        )
     return text[1:] if text.startswith("\ufeff") else text
+
+
+def _byte_position(source: bytes, offset: int) -> Tuple[int, int]:
+    """1-based line and column (in bytes) of ``offset``, lines ending as Python ends them."""
+    before = source[:offset].splitlines(keepends=True) or [b""]
+    if before[-1].endswith((b"\n", b"\r")):
+        return len(before) + 1, 1
+    return len(before), len(before[-1]) + 1
 
 
 def load_source(
@@ -179,14 +194,31 @@ def python_ast(text: str, path: str) -> Union[ast.Module, FileProblem]:
             warnings.simplefilter("ignore")
             tree = compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as error:
-        return FileProblem(path, error.lineno or 1, max(error.offset or 1, 1), "E999",
-                           f"{type(error).__name__}: {error.msg}")
+        return _syntax_error(path, text, error.lineno, error.offset, f"{type(error).__name__}: {error.msg}")
     except (RecursionError, MemoryError):
         return FileProblem(path, 1, 1, "E999", TOO_DEEP)
-    except ValueError as error:
-        return FileProblem(path, 1, 1, "E999", f"SyntaxError: {error}")
+    except ValueError as error:  # NUL bytes, before Python 3.11.? made it a SyntaxError
+        return _syntax_error(path, text, None, None, f"SyntaxError: {error}")
     assert isinstance(tree, ast.Module)
     return tree
+
+
+def _syntax_error(
+    path: str, text: str, line: Optional[int], column: Optional[int], message: str
+) -> FileProblem:
+    """E999 where CPython puts the error; at the first NUL byte, which CPython
+    rejects without a position."""
+    if line is None and "\0" in text:
+        line, column = _text_position(text, text.index("\0"))
+    return FileProblem(path, line or 1, max(column or 1, 1), "E999", message)
+
+
+def _text_position(text: str, offset: int) -> Tuple[int, int]:
+    """1-based line and column of ``offset`` in ``text``, lines ending as Python ends them."""
+    before = io.StringIO(text[:offset], newline="").readlines() or [""]
+    if before[-1].endswith(("\n", "\r")):
+        return len(before) + 1, 1
+    return len(before), len(before[-1]) + 1
 
 
 def read_module(path: str) -> Optional[LoadedModule]:

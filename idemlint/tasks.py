@@ -356,11 +356,12 @@ def task_decorator_wrappers(index: ModuleIndex, extra_decorators: Sequence[str] 
     configuration.
     """
     resolver = index.resolver()
+    local_functions = set(index.functions)  # once: a module can define thousands
     wrappers = []
     for name, function in index.functions.items():
         for call in _calls_in_statements(function.body.body):
             target = call.func.func if isinstance(call.func, cst.Call) else call.func
-            if classify_decorator(target, resolver, extra_decorators, set(index.functions)):
+            if classify_decorator(target, resolver, extra_decorators, local_functions):
                 wrappers.append(name)
                 break
     return wrappers
