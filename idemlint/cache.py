@@ -6,7 +6,9 @@ on that is known before analysing it: idemlint's version, the Python version
 content.  The analysis also depends on the project modules a task reached;
 the entry lists every module name the analysis looked up, the file it
 resolved to and that file's content hash, and is used only while each name
-still resolves to the same content.
+still resolves to the same content.  An entry keeps the last few variants
+(one per state of those modules), so switching branches back and forth, or
+editing a helper and undoing the edit, finds its results again.
 
 Entries live in ``.idemlint_cache/`` (a ``.gitignore`` inside keeps them out
 of version control, like ruff's cache), each written atomically, so two runs
@@ -31,7 +33,8 @@ from idemlint.settings import Settings
 
 DIRECTORY_NAME = ".idemlint_cache"
 MAX_BYTES = 64 * 1024 * 1024
-FORMAT = 1
+MAX_VARIANTS = 4
+FORMAT = 2
 
 # A module name looked up, the file it resolved to, and that file's content
 # hash (both None: no module of that name).
@@ -61,28 +64,36 @@ class Cache:
         self._entries = os.path.join(directory, "entries")
         self._salt = repr((FORMAT, __version__, sys.version_info[:2], _fingerprint(settings)))
         self._used: Set[str] = set()
+        self._variants: Dict[str, List[Entry]] = {}
         self._written = False
 
     def key(self, path: str, digest: str) -> str:
         text = "\0".join((self._salt, path, digest))
         return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
 
-    def get(self, key: str) -> Optional[Entry]:
+    def get(self, key: str) -> List[Entry]:
+        """The variants stored under ``key``, most recent first."""
         self._used.add(key)
         try:
             with open(self._path(key), "rb") as handle:
-                return _entry(json.loads(handle.read()))
+                variants = [_entry(variant) for variant in json.loads(handle.read())["variants"]]
         except (OSError, ValueError, KeyError, TypeError):
-            return None  # absent, or a file this version cannot read: a miss
+            variants = []  # absent, or a file this version cannot read: a miss
+        self._variants[key] = variants
+        return variants
 
     def put(self, key: str, entry: Entry) -> None:
+        """Store ``entry`` as the newest variant of ``key``."""
         if self.error is not None:
             return
         self._used.add(key)
+        older = [v for v in self._variants.get(key, []) if v.dependencies != entry.dependencies]
+        variants = [entry, *older][:MAX_VARIANTS]
         try:
             if not self._written:
                 self._prepare()
-            write_atomic(self._path(key), json.dumps(_as_json(entry), separators=(",", ":")))
+            text = json.dumps({"variants": [_as_json(v) for v in variants]}, separators=(",", ":"))
+            write_atomic(self._path(key), text)
             self._written = True
         except OSError as error:
             self.error = f"cannot write {self.directory}: {error.strerror or error}"
