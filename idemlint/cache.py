@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import sys
+import time
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
@@ -108,7 +109,14 @@ class Cache:
         except OSError:
             return
         total = sum(stat.st_size for stat in sizes.values())
-        unused = [e for e in files if e.name.split(".")[0] not in self._used]
+        # Another run's temporary file is being written: leave it unless it
+        # is an hour old (that run was killed before its rename).
+        abandoned = time.time() - 3600
+        unused = [
+            e for e in files
+            if (e.name.endswith(".json") and e.name[: -len(".json")] not in self._used)
+            or (e.name.endswith(".tmp") and sizes[e.path].st_mtime < abandoned)
+        ]
         for entry in sorted(unused, key=lambda e: sizes[e.path].st_mtime):
             if total <= limit:
                 break

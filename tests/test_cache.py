@@ -259,3 +259,18 @@ def test_a_warm_run_does_not_import_the_parser(tmp_path: pathlib.Path) -> None:
     ]
     assert runs[0].stdout.splitlines()[-1] == "1 True"  # cold: parsed
     assert runs[1].stdout.splitlines()[-1] == "1 False"  # warm: read and hashed only
+
+
+def test_prune_leaves_another_runs_temporary_file_alone(tmp_path: pathlib.Path) -> None:
+    write(tmp_path, SHOP)
+    cache_dir = tmp_path / DIRECTORY_NAME
+    cache = Cache(str(cache_dir), DEFAULT_SETTINGS)
+    lint_paths([str(tmp_path)], cache=cache)
+    writing = cache_dir / "entries" / ".abc.json.x1.tmp"
+    writing.write_text("x" * 10_000)
+    killed = cache_dir / "entries" / ".def.json.x2.tmp"
+    killed.write_text("x" * 10_000)
+    os.utime(killed, (1, 1))
+    cache.prune(limit=0)
+    assert writing.exists()
+    assert not killed.exists()
