@@ -24,12 +24,15 @@ from idemlint.rules import RULES
 from idemlint.settings import Settings
 
 IDEMLINT_PREFIX = "IDM"
+# Decided on the raw bytes: most files of a repository have no `# noqa: IDM...`
+# at all and are then neither decoded nor tokenized.
+_MAY_NAME_OUR_CODES = re.compile(rb"(?i:noqa)[^\n]*IDM")
 
 
 def unused_noqa(result: LintResult, settings: Settings) -> Tuple[Finding, ...]:
     found: List[Finding] = []
     for path in result.checked:
-        if not settings.enabled(UNUSED_NOQA.code, path):
+        if not settings.enabled(UNUSED_NOQA.code, path) or not _may_name_our_codes(path):
             continue
         lines = source_lines(path)
         noqa = NoqaMap(lines)
@@ -50,6 +53,14 @@ def unused_noqa(result: LintResult, settings: Settings) -> Tuple[Finding, ...]:
             if unused:
                 found.append(_finding(path, line, column, end_column, unused))
     return tuple(found)
+
+
+def _may_name_our_codes(path: str) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return _MAY_NAME_OUR_CODES.search(handle.read()) is not None
+    except OSError:
+        return False
 
 
 def _noqa_comments(lines: Sequence[str]) -> Iterator[Tuple[int, int, int, List[str]]]:

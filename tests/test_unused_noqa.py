@@ -93,3 +93,12 @@ def test_it_is_not_a_rule(capsys: pytest.CaptureFixture[str]) -> None:
     main(["rules"])
     assert "IDM800" not in capsys.readouterr().out
     assert not (pathlib.Path(__file__).parent.parent / "docs" / "rules" / "IDM800.md").exists()
+
+
+def test_an_upper_case_noqa_is_read_like_flake8_reads_it(
+    project: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(project, get_comment="  # NOQA:IDM002")
+    status, out, _ = run(capsys, "check", "--show-unused-noqa", "tasks.py")
+    assert [line.split()[1] for line in out.splitlines()] == ["IDM002", "IDM800"]
+    assert out.splitlines()[1].startswith("tasks.py:7:")
