@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from typing import Union
 
 
 def write_atomic(path: str, content: Union[str, bytes]) -> None:
     """Replace ``path`` with ``content`` in one rename (UTF-8 for text)."""
+    import tempfile  # not at the top: a run served from the cache writes nothing
+
     data = content.encode("utf-8") if isinstance(content, str) else content
     directory = os.path.dirname(os.path.abspath(path))
     handle, temporary = tempfile.mkstemp(

@@ -10,23 +10,23 @@ from __future__ import annotations
 import os
 import re
 import sys
-import traceback
 from dataclasses import replace
-from typing import List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 import click
 
 from idemlint import __version__
-from idemlint.atomic import write_atomic
-from idemlint.baseline import BaselineError, apply_baseline, write_baseline
 from idemlint.config import ConfigError, find_config, load_settings
 from idemlint.cache import DIRECTORY_NAME, Cache
-from idemlint.diff import ChangedLines, DiffError, changed_in_patch, changed_since
 from idemlint.engine import LintResult, lint_paths
 from idemlint.findings import Finding
 from idemlint.report import FORMATS, STRUCTURED_FORMATS, formatter
-from idemlint.report.statistics import render_statistics
 from idemlint.report.text import line_for
+
+# Only what every run needs is imported up front: a warm run is mostly
+# interpreter start-up and imports.
+if TYPE_CHECKING:
+    from idemlint.diff import ChangedLines
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
@@ -216,6 +216,8 @@ def check(
         result = _without_baselined(baseline_path, result)
     _report(result, output_format, output_file)
     if statistics:
+        from idemlint.report.statistics import render_statistics
+
         click.echo(
             render_statistics(result.findings), nl=False, err=output_format in STRUCTURED_FORMATS
         )
@@ -228,7 +230,9 @@ def check(
     return EXIT_CLEAN
 
 
-def _changed_lines(revision: str, paths: Sequence[str]) -> ChangedLines:
+def _changed_lines(revision: str, paths: Sequence[str]) -> "ChangedLines":
+    from idemlint.diff import DiffError, changed_in_patch, changed_since
+
     try:
         if revision == "-":
             return changed_in_patch(sys.stdin.read())
@@ -244,6 +248,8 @@ def _sorted_findings(result: LintResult, extra: Tuple[Finding, ...]) -> Tuple[Fi
 
 
 def _write_baseline(path: str, result: LintResult) -> int:
+    from idemlint.baseline import write_baseline
+
     for problem in result.problems:
         click.echo(line_for(problem), err=True)
     try:
@@ -260,6 +266,8 @@ def _write_baseline(path: str, result: LintResult) -> int:
 
 
 def _without_baselined(path: str, result: LintResult) -> LintResult:
+    from idemlint.baseline import BaselineError, apply_baseline
+
     try:
         filtered = apply_baseline(path, result.findings)
     except BaselineError as error:
@@ -283,6 +291,8 @@ def _report(result: LintResult, output_format: str, output_file: Optional[str]) 
     if output_file is None:
         click.echo(report, nl=False)
         return
+    from idemlint.atomic import write_atomic
+
     try:
         write_atomic(output_file, report)
     except OSError as error:
@@ -342,6 +352,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             err=True,
         )
         if os.environ.get("IDEMLINT_DEBUG"):
+            import traceback
+
             traceback.print_exc()
         return EXIT_ERROR
     return status if isinstance(status, int) else EXIT_CLEAN

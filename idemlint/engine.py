@@ -14,7 +14,6 @@ import io
 import os
 import re
 import sys
-import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -44,23 +43,19 @@ if TYPE_CHECKING:
     from idemlint.cache import Cache, Dependency, Entry
     from idemlint.project import LoadedModule, Lookup, Project
 
-# Stage one: plain substring tests, as fast as reading. Stage two, only on
-# files that pass: the shapes task code takes (a decorator, a registration
-# call, a Task base class, an enqueue, arq settings) or Celery's acks_late
-# setting, which IDM009 reads outside tasks.  Every alternative starts with a
-# literal character, so the regex engine skips ahead by a set of first
-# characters instead of trying each alternative at every position (four
-# times faster); the word boundary before `Task` and `arq` is a lookbehind
-# placed after that first character (`OnboardingTask` in a 400 KB Django
-# migration must not pass: its libcst tree takes 250 MB).
-_TASK_WORDS = (
-    b"task", b"Task", b"actor", b"job", b"enqueue", b"WorkerSettings", b"arq",
-    b"acks_late", b"ACKS_LATE",
+# The shapes task code takes (a decorator, a registration call, a Task base
+# class, an enqueue, arq settings) and Celery's acks_late setting, which
+# IDM009 reads outside tasks: plain substring tests first, then patterns
+# that each start with a literal, which the regex engine finds by a fast
+# substring search (one pattern of alternatives would try each at every
+# common letter: twice the cost of reading).  A word boundary before `Task`
+# and `arq` is a lookbehind: `OnboardingTask` in a 400 KB Django migration
+# must not pass, its libcst tree takes 250 MB.
+_TASK_LITERALS = (
+    b".task(", b".actor(", b".enqueue", b"shared_task(", b"WorkerSettings", b"acks_late",
+    b"ACKS_LATE",
 )
-_TASK_SHAPES = (
-    rb"@[\w.]*(?:task|actor|job)\b|\.(?:task|actor)\(|T(?<!\wT)ask\b|\.enqueue"
-    rb"|WorkerSettings|a(?<!\wa)rq\b|shared_task\(|acks_late|ACKS_LATE"
-)
+_TASK_PATTERNS = (rb"@[\w.]*(?:task|actor|job)\b", rb"Task(?<!\wTask)\b", rb"arq(?<!\warq)\b")
 
 
 @dataclass(frozen=True)
@@ -74,27 +69,32 @@ class LintResult:
 
 def could_hold_tasks(source: Union[str, bytes], settings: Settings = DEFAULT_SETTINGS) -> bool:
     """Cheap test on the raw text: can this file contain anything we report?"""
-    extra = settings.task_decorators
     if isinstance(source, str):
-        words = [w.decode() for w in _TASK_WORDS] + _short_names(extra)
-        return any(w in source for w in words) and bool(_text_hints(extra).search(source))
-    raw_words = [*_TASK_WORDS, *(n.encode() for n in _short_names(extra))]
-    return any(w in source for w in raw_words) and bool(_byte_hints(extra).search(source))
-
-
-def _short_names(decorators: Tuple[str, ...]) -> List[str]:
-    return [name.split(".")[-1] for name in decorators]
-
-
-@lru_cache(maxsize=8)
-def _byte_hints(extra: Tuple[str, ...]) -> "re.Pattern[bytes]":
-    names = [re.escape(name.encode()) for name in _short_names(extra)]
-    return re.compile(b"|".join([_TASK_SHAPES, *names]))
+        text_literals, text_patterns = _text_shapes(settings.task_decorators)
+        return any(literal in source for literal in text_literals) or any(
+            pattern.search(source) for pattern in text_patterns
+        )
+    literals, patterns = _byte_shapes(settings.task_decorators)
+    return any(literal in source for literal in literals) or any(
+        pattern.search(source) for pattern in patterns
+    )
 
 
 @lru_cache(maxsize=8)
-def _text_hints(extra: Tuple[str, ...]) -> "re.Pattern[str]":
-    return re.compile(_byte_hints(extra).pattern.decode())
+def _byte_shapes(extra: Tuple[str, ...]) -> Tuple[Tuple[bytes, ...], Tuple["re.Pattern[bytes]", ...]]:
+    """The literals (with the short names of configured decorators) and patterns."""
+    literals = (*_TASK_LITERALS, *(name.rpartition(".")[2].encode() for name in extra))
+    return literals, tuple(re.compile(pattern) for pattern in _TASK_PATTERNS)
+
+
+@lru_cache(maxsize=8)
+def _text_shapes(extra: Tuple[str, ...]) -> Tuple[Tuple[str, ...], Tuple["re.Pattern[str]", ...]]:
+    """The same as text, for the lines flake8 has decoded."""
+    literals, patterns = _byte_shapes(extra)
+    return (
+        tuple(literal.decode() for literal in literals),
+        tuple(re.compile(pattern.pattern.decode()) for pattern in patterns),
+    )
 
 
 def lint_source(
@@ -155,7 +155,7 @@ def lint_paths(
         files = [item for item in discover([project], selection) if isinstance(item, str)]
     candidates, read_problems = _candidates(files, settings)
     results = _results(candidates, files, settings, jobs, cache)
-    reported_paths = {os.path.realpath(path) for path in named}
+    reported = _ReportedFiles(named if project is not None else None)
     findings: Dict[Tuple[str, int, int, str], Finding] = {}
     file_problems = list(read_problems)
     suppressed: List[Finding] = []
@@ -163,19 +163,26 @@ def lint_paths(
         for finding in result.findings:
             findings.setdefault((finding.path, finding.line, finding.column, finding.code), finding)
         file_problems += result.problems
-        suppressed += [f for f in result.suppressed if os.path.realpath(f.path) in reported_paths]
-    problems += [p for p in file_problems if os.path.realpath(p.path) in reported_paths]
+        suppressed += [f for f in result.suppressed if reported.holds(f.path)]
+    problems += [p for p in file_problems if reported.holds(p.path)]
     return LintResult(
-        findings=tuple(
-            sorted(
-                (f for f in findings.values() if os.path.realpath(f.path) in reported_paths),
-                key=_order,
-            )
-        ),
+        findings=tuple(sorted((f for f in findings.values() if reported.holds(f.path)), key=_order)),
         problems=tuple(sorted(problems)),
         suppressed=tuple(sorted(set(suppressed), key=_order)),
         checked=tuple(named),
     )
+
+
+class _ReportedFiles:
+    """Which files' findings a run reports: with ``--project``, only those of
+    the named files (compared by real path); otherwise every file checked is
+    a named one."""
+
+    def __init__(self, named: Optional[List[str]]) -> None:
+        self._real = None if named is None else {os.path.realpath(path) for path in named}
+
+    def holds(self, path: str) -> bool:
+        return self._real is None or os.path.realpath(path) in self._real
 
 
 # Below this many files to parse, starting worker processes costs more than it saves.
@@ -496,6 +503,8 @@ def _no_wrappers(qualified: str) -> bool:
 def internal_error(path: str, stage: str, error: Exception) -> FileProblem:
     """The one line that reports a bug in idemlint on one file (IDM900)."""
     if os.environ.get("IDEMLINT_DEBUG"):
+        import traceback
+
         traceback.print_exception(type(error), error, error.__traceback__)
     reason = "nested too deeply" if isinstance(error, RecursionError) else f"{type(error).__name__}: {error}"
     reason = " ".join(reason.split())  # one line, whatever the exception's message holds

@@ -571,6 +571,17 @@ def test_a_path_given_twice_is_reported_once(idemlint: Idemlint, tmp_path: pathl
     assert run.codes() == ["IDM002"]
 
 
+def test_a_file_linked_inside_the_walked_tree_is_checked_once(
+    idemlint: Idemlint, tmp_path: pathlib.Path
+) -> None:
+    (tmp_path / "real").mkdir()
+    good = write_task(tmp_path / "real", name="good.py")
+    (tmp_path / "alias.py").symlink_to(good)
+    (tmp_path / "linked").symlink_to(tmp_path / "real", target_is_directory=True)
+    run = idemlint("check", tmp_path, tmp_path / "linked")
+    assert run.codes() == ["IDM002"]
+
+
 def test_a_bad_path_given_twice_is_still_exit_2(idemlint: Idemlint, tmp_path: pathlib.Path) -> None:
     bad = make_syntax_error(tmp_path)
     run = idemlint("check", bad, bad)

@@ -7,6 +7,7 @@ or the number of worker processes (``test_jobs.py``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pathlib
 import random
@@ -65,16 +66,19 @@ def test_the_order_a_directory_is_listed_in_does_not_matter(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     expected = cli(capsys, "--jobs", "1", str(FIXTURES), str(SHOP))
-    real_walk = os.walk
+    real_scandir = os.scandir
+    listed: List[str] = []
 
-    def reversed_walk(top: str, *args: object, **kwargs: object) -> Iterator[Tuple[str, List[str], List[str]]]:
-        for directory, subdirectories, files in real_walk(top, *args, **kwargs):  # type: ignore[call-overload]
-            subdirectories.reverse()
-            files.reverse()
-            yield directory, subdirectories, files
+    @contextlib.contextmanager
+    def reversed_scandir(path: str) -> Iterator[List["os.DirEntry[str]"]]:
+        with real_scandir(path) as listing:
+            entries = list(listing)
+        listed.append(path)
+        yield sorted(entries, key=lambda entry: entry.name, reverse=True)
 
-    monkeypatch.setattr(idemlint.discovery.os, "walk", reversed_walk)
+    monkeypatch.setattr(idemlint.discovery.os, "scandir", reversed_scandir)
     assert cli(capsys, "--jobs", "1", str(FIXTURES), str(SHOP)) == expected
+    assert len(listed) > 5
 
 
 def snapshot(root: pathlib.Path) -> Dict[str, Tuple[bytes, int, int]]:
