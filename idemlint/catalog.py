@@ -690,6 +690,29 @@ TASK_DECORATOR_NAMES = frozenset(
 # ``@task`` with no import in sight (a star import) is Celery's.
 UNIMPORTED_TASK_DECORATOR_NAMES = TASK_DECORATOR_NAMES | {"task"}
 
+# Decorators (last part of the name) that never make a task, so a function
+# or class whose only decorators are these can be parsed when a task reaches
+# it rather than up front (see idemlint.segments).
+NON_TASK_DECORATORS = frozenset(
+    {
+        "property",
+        "setter",
+        "getter",
+        "deleter",
+        "staticmethod",
+        "classmethod",
+        "cached_property",
+        "abstractmethod",
+        "lru_cache",
+        "cache",
+        "wraps",
+        "contextmanager",
+        "asynccontextmanager",
+        "overload",
+        "override",
+    }
+)
+
 # Libraries whose ``task`` is not a durable background task.
 NON_QUEUE_MODULES = frozenset(
     {

@@ -112,7 +112,7 @@ def lint_source(
     """
     if not could_hold_tasks(source, settings):
         return LintResult()
-    loaded = _load(source, path, tree)
+    loaded = _load(source, path, tree, settings.task_decorators)
     if isinstance(loaded, FileProblem):
         return LintResult(problems=(loaded,))
     return _findings_of([loaded], None, settings, apply_noqa)
@@ -328,8 +328,8 @@ def _analyse_candidates(
     from idemlint.analysis import Summaries
     from idemlint.project import Project
 
-    loaded = [_load(raw, path) for path, raw in candidates]
-    project = Project(files)
+    loaded = [_load(raw, path, None, settings.task_decorators) for path, raw in candidates]
+    project = Project(files, settings.task_decorators)
     for module in loaded:
         if not isinstance(module, FileProblem):
             project.register(module)  # a helper in a task's own file is not parsed twice
@@ -365,13 +365,16 @@ def _candidates(
 
 
 def _load(
-    source: Union[str, bytes], path: str, tree: Optional["ast.Module"] = None
+    source: Union[str, bytes],
+    path: str,
+    tree: Optional["ast.Module"] = None,
+    task_decorators: Sequence[str] = (),
 ) -> Union["LoadedModule", FileProblem]:
     """``load_source``, with a bug in parsing or indexing reported on the file."""
     from idemlint.project import load_source
 
     try:
-        return load_source(source, path, tree)
+        return load_source(source, path, tree, task_decorators)
     except Exception as error:  # one file idemlint cannot index must not end the run
         return internal_error(path, "parsing and indexing", error)
 
@@ -529,9 +532,11 @@ def _locate(
     findings = []
     for loaded in _modules_of(reported):
         items = [item for item in reported if item.module is loaded]
+        pieces = loaded.pieces()
         likely = {
             id(statement)
-            for statement in loaded.module.body
+            for piece in pieces
+            for statement in piece.module.body
             if id(statement) in walked
             or (
                 isinstance(statement, cst.ClassDef)
@@ -539,7 +544,7 @@ def _locate(
             )
         }
         try:
-            positions = locate(loaded.module, loaded.tree, [item.node for item in items], likely)
+            positions = locate(pieces, [item.node for item in items], likely)
         except Exception as error:
             problems.append(internal_error(loaded.path, "position computation", error))
             continue

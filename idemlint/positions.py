@@ -17,29 +17,38 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Uni
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
+from idemlint.segments import Piece
+
 
 def locate(
-    module: cst.Module,
-    tree: ast.Module,
+    pieces: Sequence[Piece],
     nodes: Sequence[cst.CSTNode],
     likely: Iterable[int] = (),
 ) -> Dict[int, CodeRange]:
     """``id(node) -> CodeRange`` for ``nodes``.
 
-    ``likely`` holds ids of top-level statements (functions, classes) to
-    search first: those a task's trace walked.  A class is searched method by
-    method, since a model or client class can be thousands of lines long.
+    ``pieces`` are a module's statements as parsed (the whole module, or
+    what was parsed up front and each definition parsed later), each with
+    its CPython counterparts, which hold the line numbers.  ``likely``
+    holds ids of top-level statements (functions, classes) to search first:
+    those a task's trace walked.  A class is searched method by method,
+    since a model or client class can be thousands of lines long.
     """
-    units = _units(module, tree)
-    if units is None:
-        return _whole_module(module, nodes)
+    units: List[_Unit] = []
+    for piece in pieces:
+        found_units = _units(piece.module, piece.tree)
+        if found_units is None:
+            if len(pieces) == 1:
+                return _whole_module(piece.module, nodes)
+            raise ValueError("statements parsed apart do not line up with CPython's")
+        units += found_units
     wanted = {id(node): node for node in nodes}
     found: Dict[int, CodeRange] = {}
     first = set(likely)
     for unit in sorted(units, key=lambda u: u.top not in first):
         if len(found) == len(wanted):
             break
-        alone, positions = _statement_positions(module, unit.statement)
+        alone, positions = _statement_positions(unit.module, unit.statement)
         # Look the statement's own nodes up among the wanted ones, not the
         # other way round: with a finding per task, a module of thousands of
         # tasks would otherwise cost (tasks x findings) lookups.
@@ -48,7 +57,9 @@ def locate(
             if key in wanted and key not in found:
                 found[key] = _shifted(where, unit.first_line - 1, unit.indent)
     if len(found) < len(wanted):
-        return _whole_module(module, nodes)
+        if len(pieces) == 1:
+            return _whole_module(pieces[0].module, nodes)
+        raise ValueError("a reported node is in no statement parsed")
     return found
 
 
@@ -61,6 +72,7 @@ class _Unit:
     first_line: int
     indent: int
     top: int
+    module: cst.Module  # whose indentation and newlines generate its code
 
 
 def _units(module: cst.Module, tree: ast.Module) -> Optional[List[_Unit]]:
@@ -75,8 +87,8 @@ def _units(module: cst.Module, tree: ast.Module) -> Optional[List[_Unit]]:
             members = _first_lines(body.body, counterpart.body)
             indent = len(body.indent if body.indent is not None else module.default_indent)
             if members is not None and not _has_inline_multiline_strings(counterpart):
-                units += [_Unit(member, line, indent, top) for member, line, _ in members]
-        units.append(_Unit(statement, start, 0, top))
+                units += [_Unit(member, line, indent, top, module) for member, line, _ in members]
+        units.append(_Unit(statement, start, 0, top, module))
     return units
 
 

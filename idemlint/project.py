@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import ast
 import io
-import os
 import tokenize
 import warnings
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Tuple, Union
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
 from idemlint.findings import FileProblem
 from idemlint.modules import module_files, module_name
+from idemlint.segments import Later, Piece, Screen, Segment, split
 from idemlint.tasks import ModuleIndex, build_index, task_decorator_wrappers
 
 MAX_ALIAS_HOPS = 5
@@ -32,7 +32,9 @@ Lookup = Tuple[str, Optional[str]]
 
 @dataclass(frozen=True)
 class LoadedModule:
-    """One parsed module: its text, both syntax trees and its index."""
+    """One parsed module: its text, its index, and its statements as libcst
+    and CPython parsed them: ``module`` and ``tree`` hold those parsed up
+    front (all of them unless ``later`` holds some, see idemlint.segments)."""
 
     name: str
     path: str
@@ -40,13 +42,19 @@ class LoadedModule:
     module: cst.Module
     tree: ast.Module
     index: ModuleIndex
+    later: Optional[Later] = None
+
+    def pieces(self) -> List[Piece]:
+        """The parsed statements, in pieces that each align with their CPython statements."""
+        return [Piece(self.module, self.tree), *(self.later.pieces if self.later else ())]
 
 
 class Project:
     """Modules by dotted name, loaded on demand by :meth:`load`."""
 
-    def __init__(self, paths: Iterable[str]) -> None:
+    def __init__(self, paths: Iterable[str], task_decorators: Sequence[str] = ()) -> None:
         self.files: Dict[str, str] = module_files(paths)
+        self._task_decorators = task_decorators
         # Every module name looked up and the file it named, in order: what an
         # analysis depends on besides its own file (see idemlint.cache).
         self.lookups: List[Lookup] = []
@@ -56,7 +64,9 @@ class Project:
     def load(self, name: str) -> Optional[LoadedModule]:
         if name not in self._loaded:
             path = self.files.get(name)
-            self._loaded[name] = read_module(path) if path is not None else None
+            self._loaded[name] = (
+                read_module(path, self._task_decorators) if path is not None else None
+            )
         return self._loaded[name]
 
     def register(self, loaded: LoadedModule) -> None:
@@ -155,12 +165,16 @@ def _byte_position(source: bytes, offset: int) -> Tuple[int, int]:
 
 
 def load_source(
-    source: Union[str, bytes], path: str, tree: Optional[ast.Module] = None
+    source: Union[str, bytes],
+    path: str,
+    tree: Optional[ast.Module] = None,
+    task_decorators: Sequence[str] = (),
 ) -> Union[LoadedModule, FileProblem]:
     """Decode, screen with CPython's parser, parse with libcst and index one file.
 
     ``tree``, CPython's AST of the same text when the caller has it, is used
-    instead of parsing again.
+    instead of parsing again.  Definitions no detection needs are left for
+    later (``task_decorators``, the configured ones, are among those needed).
     """
     text = source if isinstance(source, str) else decode(source, path)
     if isinstance(text, FileProblem):
@@ -174,14 +188,57 @@ def load_source(
         if isinstance(screened, FileProblem):
             return screened
         tree = screened
+    name, package = module_name(path)
+    lines = io.StringIO(text, newline="").readlines()
+    segments = split(tree)
+    waiting = Screen(tree, lines, task_decorators).deferred(segments)
+    partial = _parse_up_front(lines, [s for s in segments if s.number not in waiting]) if waiting else None
+    if partial is None:
+        module = _parse(text, path)
+        if isinstance(module, FileProblem):
+            return module
+        index = build_index(module, package or None, scan_bodies="enqueue" in text)
+        return LoadedModule(name or path, path, text, module, tree, index)
+    module, up_front = partial
+    later = Later(lines, waiting)
+    index = build_index(
+        module,
+        package or None,
+        scan_bodies="enqueue" in text,
+        later=later,
+        numbers=[segment.number for segment in up_front],
+    )
+    statements = [statement for segment in up_front for statement in segment.statements]
+    return LoadedModule(
+        name or path, path, text, module, ast.Module(body=statements, type_ignores=[]), index, later
+    )
+
+
+def _parse(text: str, path: str) -> Union[cst.Module, FileProblem]:
     try:
-        module = cst.parse_module(text)
+        return cst.parse_module(text)
     except cst.ParserSyntaxError as error:
         message = str(error.message).splitlines()[0] if error.message else "invalid syntax"
         return FileProblem(path, error.raw_line, error.raw_column + 1, "E999", f"SyntaxError: {message}")
-    name, package = module_name(path)
-    index = build_index(module, package or None, scan_bodies="enqueue" in text)
-    return LoadedModule(name or path, path, text, module, tree, index)
+
+
+def _parse_up_front(
+    lines: Sequence[str], up_front: List[Segment]
+) -> Optional[Tuple[cst.Module, List[Segment]]]:
+    """libcst's tree of the statements parsed up front, or None when it does
+    not line up with CPython's (the whole module is parsed instead, and
+    reports any error where it is)."""
+    text = "".join("".join(lines[s.first_line - 1 : s.last_line]) for s in up_front)
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError:
+        return None
+    expected = sum(len(segment.statements) for segment in up_front)
+    found = sum(
+        len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
+        for statement in module.body
+    )
+    return (module, up_front) if found == expected else None
 
 
 TOO_DEEP = "file is nested too deeply to analyse"
@@ -221,12 +278,12 @@ def _text_position(text: str, offset: int) -> Tuple[int, int]:
     return len(before), len(before[-1]) + 1
 
 
-def read_module(path: str) -> Optional[LoadedModule]:
+def read_module(path: str, task_decorators: Sequence[str] = ()) -> Optional[LoadedModule]:
     """A project module a task reaches; None when it cannot be read or parsed."""
     try:
         with open(path, "rb") as handle:
             raw = handle.read()
     except OSError:
         return None
-    loaded = load_source(raw, path)
+    loaded = load_source(raw, path, task_decorators=task_decorators)
     return loaded if isinstance(loaded, LoadedModule) else None

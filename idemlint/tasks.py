@@ -9,6 +9,7 @@ and the calls that register a function as a task (``app.task(func)``,
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from typing import (
     AbstractSet,
@@ -29,6 +30,7 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.names import Resolver, argument, dotted_name, import_bindings
+from idemlint.segments import Definitions, Later, Segment
 
 
 @dataclass(frozen=True)
@@ -76,15 +78,17 @@ class ModuleIndex:
 
     package: Optional[str]
     imports: Dict[str, str] = field(default_factory=dict)
-    functions: Dict[str, cst.FunctionDef] = field(default_factory=dict)
-    classes: Dict[str, cst.ClassDef] = field(default_factory=dict)
+    # Detection iterates ``.up_front()``; see idemlint.segments.
+    functions: Definitions[cst.FunctionDef] = field(default_factory=Definitions)
+    classes: Definitions[cst.ClassDef] = field(default_factory=Definitions)
     constants: Dict[str, cst.BaseExpression] = field(default_factory=dict)
     registrations: List[Tuple[str, str, Mapping[str, cst.BaseExpression]]] = field(
         default_factory=list
     )
     arq_settings: List[cst.ClassDef] = field(default_factory=list)
-    # id(function) -> definition order, since libcst nodes carry no positions.
-    order: Dict[int, int] = field(default_factory=dict)
+    # id(function) -> definition order (the top-level statement's place in the
+    # module, then a running count), since libcst nodes carry no positions.
+    order: Dict[int, Tuple[int, int]] = field(default_factory=dict)
     _resolver: Optional[Resolver] = field(default=None, repr=False)
 
     def resolver(self) -> Resolver:
@@ -118,7 +122,12 @@ class ModuleIndex:
 
 
 def build_index(
-    module: cst.Module, package: Optional[str] = None, *, scan_bodies: bool = False
+    module: cst.Module,
+    package: Optional[str] = None,
+    *,
+    scan_bodies: bool = False,
+    later: Optional[Later] = None,
+    numbers: Optional[Sequence[int]] = None,
 ) -> ModuleIndex:
     """Index a module from its top-level statements.
 
@@ -127,10 +136,19 @@ def build_index(
     ``app.task(f)`` registrations).  ``scan_bodies`` also searches function
     bodies for ``queue.enqueue(f)`` calls; the engine sets it only when the
     source mentions ``enqueue``.
+
+    With ``later``, ``module`` holds only the statements parsed up front and
+    ``numbers`` their places among the module's top-level statements; the
+    definitions ``later`` holds are indexed by name and parsed when asked for.
     """
     index = ModuleIndex(package=package)
     registrations: List[cst.Call] = []
-    _index_top_level(index, module.body, registrations)
+    places = numbers if numbers is not None else range(len(module.body))
+    for number, statement in zip(places, module.body):
+        _index_top_level(index, [statement], registrations, number)
+    if later is not None:
+        for segment in later.waiting.values():
+            _index_waiting(index, later, segment)
     if scan_bodies:
         for function in _all_functions(index):
             registrations.extend(_calls_in_statements(function.body.body))
@@ -145,16 +163,15 @@ def _index_top_level(
     index: ModuleIndex,
     statements: Sequence[cst.BaseStatement],
     registrations: List[cst.Call],
+    number: int,
 ) -> None:
     for statement in statements:
         if isinstance(statement, cst.FunctionDef):
-            index.functions[statement.name.value] = statement
-            index.order[id(statement)] = len(index.order)
+            index.functions.add(statement.name.value, number, statement)
+            index.order[id(statement)] = (number, len(index.order))
         elif isinstance(statement, cst.ClassDef):
-            index.classes[statement.name.value] = statement
-            for member in statement.body.body:
-                if isinstance(member, cst.FunctionDef):
-                    index.order[id(member)] = len(index.order)
+            index.classes.add(statement.name.value, number, statement)
+            _order_methods(index, statement, number)
             if _class_assigns_any(statement, catalog.ARQ_SETTINGS_LISTS):
                 index.arq_settings.append(statement)
         elif isinstance(statement, cst.SimpleStatementLine):
@@ -163,7 +180,36 @@ def _index_top_level(
         elif isinstance(statement, (cst.If, cst.Try)):
             # Conditional definitions (``if TYPE_CHECKING``, ``try: import``).
             for block in _blocks(statement):
-                _index_top_level(index, block, registrations)
+                _index_top_level(index, block, registrations, number)
+
+
+def _order_methods(index: ModuleIndex, owner: cst.ClassDef, number: int) -> None:
+    for member in owner.body.body:
+        if isinstance(member, cst.FunctionDef):
+            index.order[id(member)] = (number, len(index.order))
+
+
+def _index_waiting(index: ModuleIndex, later: Later, segment: Segment) -> None:
+    """A definition left as text: its name now, its node when first asked for."""
+    definition = segment.definition()
+    if isinstance(definition, ast.ClassDef):
+
+        def parse_class() -> cst.ClassDef:
+            statement = later.parse(segment)
+            assert isinstance(statement, cst.ClassDef)
+            _order_methods(index, statement, segment.number)
+            return statement
+
+        index.classes.add_waiting(definition.name, segment.number, parse_class)
+    elif definition is not None:
+
+        def parse_function() -> cst.FunctionDef:
+            statement = later.parse(segment)
+            assert isinstance(statement, cst.FunctionDef)
+            index.order[id(statement)] = (segment.number, len(index.order))
+            return statement
+
+        index.functions.add_waiting(definition.name, segment.number, parse_function)
 
 
 def _index_small_statement(
@@ -199,8 +245,8 @@ def _blocks(statement: Union[cst.If, cst.Try]) -> Iterator[Sequence[cst.BaseStat
 
 
 def _all_functions(index: ModuleIndex) -> Iterator[cst.FunctionDef]:
-    yield from index.functions.values()
-    for owner in index.classes.values():
+    yield from index.functions.up_front().values()
+    for owner in index.classes.up_front().values():
         for member in owner.body.body:
             if isinstance(member, cst.FunctionDef):
                 yield member
@@ -358,7 +404,7 @@ def task_decorator_wrappers(index: ModuleIndex, extra_decorators: Sequence[str] 
     resolver = index.resolver()
     local_functions = set(index.functions)  # once: a module can define thousands
     wrappers = []
-    for name, function in index.functions.items():
+    for name, function in index.functions.up_front().items():
         for call in _calls_in_statements(function.body.body):
             target = call.func.func if isinstance(call.func, cst.Call) else call.func
             if classify_decorator(target, resolver, extra_decorators, local_functions):
@@ -390,7 +436,7 @@ def find_tasks(index: ModuleIndex, extra_decorators: Sequence[str] = ()) -> List
     resolver = index.resolver()
     local_functions = set(index.functions)
     found: Dict[int, Task] = {}
-    for function in index.functions.values():
+    for function in index.functions.up_front().values():
         task = _decorated_task(
             function, function.name.value, resolver, extra_decorators, local_functions
         )
@@ -409,7 +455,7 @@ def find_tasks(index: ModuleIndex, extra_decorators: Sequence[str] = ()) -> List
         run = index.methods(owner).get("run")
         if run is not None and id(run) not in found:
             found[id(run)] = Task(owner.name.value, run, "celery", {}, owner=owner)
-    for owner in index.classes.values():
+    for owner in index.classes.up_front().values():
         for method in index.methods(owner).values():
             if id(method) in found:
                 continue
@@ -418,7 +464,7 @@ def find_tasks(index: ModuleIndex, extra_decorators: Sequence[str] = ()) -> List
             )
             if task is not None:
                 found[id(method)] = task
-    return sorted(found.values(), key=lambda t: index.order.get(id(t.function), 0))
+    return sorted(found.values(), key=lambda t: index.order.get(id(t.function), (0, 0)))
 
 
 def _imported_wrappers(index: ModuleIndex, is_wrapper: Callable[[str], bool]) -> List[str]:
@@ -487,7 +533,7 @@ def task_classes(index: ModuleIndex, resolver: Resolver) -> List[cst.ClassDef]:
     changed = True
     while changed:
         changed = False
-        for name, owner in index.classes.items():
+        for name, owner in index.classes.up_front().items():
             if name in task_classes:
                 continue
             for base in owner.bases:

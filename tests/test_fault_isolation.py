@@ -85,10 +85,11 @@ def test_position_computation_raising_on_one_file_is_isolated(
 
     original = idemlint.positions.locate
 
-    def locate(module: Any, tree: Any, nodes: Any, likely: Any = ()) -> Any:
-        if any(n.name == "fragile" for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
+    def locate(pieces: Any, nodes: Any, likely: Any = ()) -> Any:
+        trees = [piece.tree for piece in pieces]
+        if any(n.name == "fragile" for t in trees for n in ast.walk(t) if isinstance(n, ast.FunctionDef)):
             raise ValueError("boom\nsecond line")
-        return original(module, tree, nodes, likely)
+        return original(pieces, nodes, likely)
 
     monkeypatch.setattr(idemlint.positions, "locate", locate)
     status, out, err = run_cli(capsys, files)
@@ -102,10 +103,10 @@ def test_module_indexing_raising_on_one_file_is_isolated(
 
     original = idemlint.project.build_index
 
-    def build_index(module: Any, package: Any, scan_bodies: bool = False) -> Any:
-        if "def fragile" in module.code:
+    def build_index(module: Any, package: Any, **options: Any) -> Any:
+        if "def fragile" in module.code:  # the task, parsed up front
             raise ValueError("boom\nsecond line")
-        return original(module, package, scan_bodies=scan_bodies)
+        return original(module, package, **options)
 
     monkeypatch.setattr(idemlint.project, "build_index", build_index)
     status, out, err = run_cli(capsys, files)

@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 from idemlint import lint_source
 from idemlint.engine import LintResult
+from idemlint.segments import Screen
 
 LONG_RUN = int(os.environ.get("IDEMLINT_FUZZ_EXAMPLES", "0"))
 settings.register_profile(
@@ -197,6 +198,16 @@ def test_generated_task_modules_are_linted_without_raising(source: str) -> None:
     result = lint_twice(source)
     assert result.problems == ()
     assert_truthful(source, result)
+
+
+@FUZZ
+@given(source=task_modules())
+def test_parsing_definitions_when_needed_finds_what_parsing_everything_finds(source: str) -> None:
+    deferred = lint_source(source, "fuzz.py")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Screen, "deferred", lambda self, segments: {})
+        whole = lint_source(source, "fuzz.py")
+    assert deferred == whole
 
 
 @pytest.mark.parametrize("code", ["IDM002", "IDM004", "IDM013"])

@@ -10,6 +10,7 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from idemlint.positions import locate
+from idemlint.segments import Piece
 
 FIXTURES = sorted((pathlib.Path(__file__).parent / "fixtures").rglob("*.py"))
 
@@ -61,5 +62,5 @@ def test_statement_positions_match_whole_module_positions(source: str) -> None:
     module = cst.parse_module(source)
     nodes = every_call(module)
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    located = locate(module, ast.parse(source), nodes)
+    located = locate([Piece(module, ast.parse(source))], nodes)
     assert {id(n): located[id(n)] for n in nodes} == {id(n): expected[n] for n in nodes}

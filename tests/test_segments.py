@@ -1,0 +1,258 @@
+"""Definitions parsed only when a task needs them (idemlint.segments).
+
+Deferring is an optimisation: every test here holds it to giving exactly
+what parsing the whole module gives, and checks that it defers at all.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import textwrap
+from typing import Dict, List, Tuple
+
+import pytest
+
+from idemlint import lint_paths, lint_source
+from idemlint.engine import LintResult
+from idemlint.project import LoadedModule, load_source
+from idemlint.segments import Later, Screen, Segment
+from idemlint.settings import Settings
+from idemlint.tasks import find_tasks
+
+TESTS = pathlib.Path(__file__).parent
+FIXTURES = TESTS / "fixtures"
+SHOP = TESTS / "projects" / "shop"
+
+
+def parse_everything(monkeypatch: pytest.MonkeyPatch) -> None:
+    def nothing_waits(self: Screen, segments: List[Segment]) -> Dict[int, Segment]:
+        return {}
+
+    monkeypatch.setattr(Screen, "deferred", nothing_waits)
+
+
+def summary(result: LintResult) -> List[Tuple[str, int, int, int, int, str, str, str]]:
+    return [
+        (f.path, f.line, f.column, f.end_line, f.end_column, f.code, f.task, f.message)
+        for f in result.findings
+    ]
+
+
+def parsed_later(monkeypatch: pytest.MonkeyPatch) -> List[str]:
+    """The names of the definitions parsed after loading, as they are parsed."""
+    names: List[str] = []
+    parse = Later.parse
+
+    def recording(self: Later, segment: Segment) -> object:
+        definition = segment.definition()
+        names.append(definition.name if definition is not None else "?")
+        return parse(self, segment)
+
+    monkeypatch.setattr(Later, "parse", recording)
+    return names
+
+
+def load(source: str) -> LoadedModule:
+    loaded = load_source(textwrap.dedent(source), "tasks.py")
+    assert isinstance(loaded, LoadedModule)
+    return loaded
+
+
+@pytest.mark.parametrize(
+    "paths",
+    [
+        sorted(str(path) for path in FIXTURES.glob("*.py")),
+        sorted(str(path) for path in (FIXTURES / "apps").glob("*.py")),
+        [str(SHOP)],
+        [str(TESTS.parent / "examples" / "shop")],
+    ],
+    ids=["rule fixtures", "blind-review apps", "shop project", "example shop"],
+)
+def test_findings_are_those_of_parsing_every_module_whole(
+    paths: List[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deferred = lint_paths(paths, jobs=1)
+    parse_everything(monkeypatch)
+    whole = lint_paths(paths, jobs=1)
+    assert summary(deferred) == summary(whole)
+    assert deferred.problems == whole.problems
+    assert len(deferred.findings) >= 5
+
+
+def test_code_no_task_reaches_is_never_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed = parsed_later(monkeypatch)
+    loaded = load(
+        """\
+        from celery import shared_task
+        from django.db import migrations, models
+        import requests
+
+
+        class Migration(migrations.Migration):
+            operations = [migrations.AddField("order", "paid", models.BooleanField())]
+
+
+        def unrelated(order):
+            return requests.post("https://example.com", json=order)
+
+
+        def notify(order_id):
+            requests.post("https://example.com/notify", json={"id": order_id})
+
+
+        @shared_task
+        def send(order_id):
+            notify(order_id)
+        """
+    )
+    assert loaded.later is not None
+    assert sorted(loaded.index.functions) == ["notify", "send", "unrelated"]
+    assert len(loaded.later.waiting) == 3
+    assert parsed == []
+    result = lint_source(loaded.text, "tasks.py")
+    assert [(f.code, f.line) for f in result.findings] == [("IDM002", 15)]
+    assert parsed == ["notify"]
+
+
+def test_what_detection_needs_is_parsed_up_front() -> None:
+    loaded = load(
+        """\
+        import celery
+        from celery import Task as BaseTask, shared_task as background_task
+        from rq import Queue
+
+        Base = celery.Task
+
+
+        def wraps_a_task_decorator(**options):
+            return background_task(**options)
+
+
+        class Charge(BaseTask):
+            def run(self):
+                pass
+
+
+        class Refund(Charge):
+            def run(self):
+                pass
+
+
+        class Aliased(Base):
+            def run(self):
+                pass
+
+
+        class Settings:
+            functions = ["a"]
+
+
+        def enqueues():
+            Queue().enqueue(registered)
+
+
+        def configures(app):
+            app.conf.task_acks_late = True
+
+
+        def registered():
+            pass
+        """
+    )
+    assert loaded.later is not None
+    waiting = {segment.definition().name for segment in loaded.later.waiting.values()}  # type: ignore[union-attr]
+    assert waiting == {"registered"}
+
+
+def test_a_function_registered_by_name_is_a_task_in_its_place() -> None:
+    loaded = load(
+        """\
+        from celery import Celery
+
+        app = Celery()
+
+
+        def first(order_id):
+            pass
+
+
+        @app.task
+        def second(order_id):
+            pass
+
+
+        def third(order_id):
+            pass
+
+
+        app.task(first)
+        app.task(third)
+        """
+    )
+    assert [task.name for task in find_tasks(loaded.index)] == ["first", "second", "third"]
+
+
+@pytest.mark.parametrize(
+    "source, tasks",
+    [
+        ("def send(): pass\n\n@shared_task\ndef send(): pass\n", ["send"]),
+        ("@shared_task\ndef send(): pass\n\ndef send(): pass\n", []),
+    ],
+    ids=["task defined last", "plain function defined last"],
+)
+def test_the_last_definition_of_a_name_wins(source: str, tasks: List[str]) -> None:
+    loaded = load("from celery import shared_task\n\n" + source)
+    assert [task.name for task in find_tasks(loaded.index)] == tasks
+
+
+def test_a_configured_decorator_called_in_a_body_makes_a_wrapper() -> None:
+    source = textwrap.dedent(
+        """\
+        import requests
+        from ourlib import deferred_call
+
+
+        def deferred(**options):
+            return deferred_call(**options)
+
+
+        @deferred()
+        def send(order_id):
+            requests.post("https://example.com", json={"id": order_id})
+        """
+    )
+    settings = Settings(task_decorators=("ourlib.deferred_call",))
+    assert [f.code for f in lint_source(source, "tasks.py", settings).findings] == ["IDM002"]
+
+
+def test_a_helper_far_from_its_task_is_parsed_once_and_positioned_exactly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    parsed = parsed_later(monkeypatch)
+    filler = "".join(f"\n\ndef unrelated_{n}():\n    return {n}\n" for n in range(50))
+    source = textwrap.dedent(
+        """\
+        import requests
+        from celery import shared_task
+
+
+        @shared_task
+        def send(order_id):
+            helper(order_id)
+            helper(order_id)
+        """
+    ) + filler + textwrap.dedent(
+        """\
+
+
+        def helper(order_id):
+            if order_id:
+                requests.post(
+                    "https://example.com", json={"id": order_id}
+                )
+        """
+    )
+    (finding,) = lint_source(source, "tasks.py").findings
+    line = source.splitlines().index("        requests.post(") + 1
+    assert (finding.code, finding.line, finding.column, finding.end_line) == ("IDM002", line, 9, line + 2)
+    assert parsed == ["helper"]
