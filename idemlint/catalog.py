@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import FrozenSet, Optional, Sequence, Tuple, TypeVar
+from typing import Any, Dict, FrozenSet, Optional, Sequence, Tuple, TypeVar
 
 
 def glob_to_regex(pattern: str, *, ignore_case: bool = False) -> re.Pattern[str]:
@@ -690,29 +690,6 @@ TASK_DECORATOR_NAMES = frozenset(
 # ``@task`` with no import in sight (a star import) is Celery's.
 UNIMPORTED_TASK_DECORATOR_NAMES = TASK_DECORATOR_NAMES | {"task"}
 
-# Decorators (last part of the name) that never make a task, so a function
-# or class whose only decorators are these can be parsed when a task reaches
-# it rather than up front (see idemlint.segments).
-NON_TASK_DECORATORS = frozenset(
-    {
-        "property",
-        "setter",
-        "getter",
-        "deleter",
-        "staticmethod",
-        "classmethod",
-        "cached_property",
-        "abstractmethod",
-        "lru_cache",
-        "cache",
-        "wraps",
-        "contextmanager",
-        "asynccontextmanager",
-        "overload",
-        "override",
-    }
-)
-
 # Libraries whose ``task`` is not a durable background task.
 NON_QUEUE_MODULES = frozenset(
     {
@@ -755,18 +732,48 @@ T = TypeVar("T", KeyableEffect, NonKeyableEffect, LockApi)
 
 def first_match(entries: Sequence[T], name: Optional[str]) -> Optional[T]:
     """The first catalogue entry whose pattern matches a resolved name."""
+    found = all_matches(entries, name)
+    return found[0] if found else None
+
+
+def all_matches(entries: Sequence[T], name: Optional[str]) -> Tuple[T, ...]:
+    """Every catalogue entry whose pattern matches a resolved name, in order.
+
+    The same few hundred names are looked up tens of thousands of times in a
+    large project, so each table remembers its answers.
+    """
     if not name:
-        return None
-    for entry in entries:
-        if _compiled(entry.pattern, getattr(entry, "ignore_case", False)).match(name):
-            return entry
-    return None
+        return ()
+    answers: Dict[str, Tuple[T, ...]] = _answers(entries)
+    if name not in answers:
+        answers[name] = tuple(
+            entry
+            for entry in entries
+            if _compiled(entry.pattern, getattr(entry, "ignore_case", False)).match(name)
+        )
+    return answers[name]
 
 
 def matches_any(patterns: Sequence[str], name: Optional[str]) -> bool:
     if not name:
         return False
-    return any(_compiled(pattern, False).match(name) for pattern in patterns)
+    answers: Dict[str, bool] = _answers(patterns)
+    if name not in answers:
+        answers[name] = any(_compiled(pattern, False).match(name) for pattern in patterns)
+    return answers[name]
+
+
+# id(table) -> (the table, its answers by name); holding the table keeps its id unique.
+_ANSWERS: Dict[int, Tuple[Sequence[Any], Dict[str, Any]]] = {}
+
+
+def _answers(table: Sequence[Any]) -> Dict[str, Any]:
+    held = _ANSWERS.get(id(table))
+    if held is None or held[0] is not table:
+        if len(_ANSWERS) >= 256:  # tables of many configurations in one process (tests)
+            _ANSWERS.clear()
+        held = _ANSWERS[id(table)] = (table, {})
+    return held[1]
 
 
 @lru_cache(maxsize=None)

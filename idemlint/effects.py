@@ -291,9 +291,7 @@ class Knowledge:
             return None
         call = event.node
         positional = [a for a in call.args if a.keyword is None and a.star == ""]
-        for api in catalog.LOCK_APIS:
-            if not catalog.matches_any((api.pattern,), callee):
-                continue
+        for api in catalog.all_matches(catalog.LOCK_APIS, callee):
             if api.requires_flag is not None and not _truthy_keyword(call, api.requires_flag):
                 continue
             has_key = len(positional) > api.key_position or any(

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import (
     TYPE_CHECKING,
+    Callable,
     Dict,
     Iterable,
     Iterator,
@@ -328,20 +329,27 @@ def _analyse_candidates(
     from idemlint.analysis import Summaries
     from idemlint.project import Project
 
-    loaded = [_load(raw, path, None, settings.task_decorators) for path, raw in candidates]
     project = Project(files, settings.task_decorators)
+    loaded = []
+    # What deciding which definitions to parse up front looked up is part of
+    # what each file's result depends on.
+    load_lookups: List[List["Lookup"]] = []
+    for path, raw in candidates:
+        start = len(project.lookups)
+        loaded.append(_load(raw, path, None, settings.task_decorators, project.may_be_task_decorator))
+        load_lookups.append(project.lookups[start:])
     for module in loaded:
         if not isinstance(module, FileProblem):
             project.register(module)  # a helper in a task's own file is not parsed twice
     summaries = Summaries()
     results = []
-    for module in loaded:
+    for module, looked_up in zip(loaded, load_lookups):
         if isinstance(module, FileProblem):
-            results.append(_FileResult((), (module,)))
+            results.append(_FileResult((), (module,), lookups=tuple(dict.fromkeys(looked_up))))
             continue
         start = len(project.lookups)
         found = _findings_of([module], project, settings, True, summaries)
-        lookups = tuple(dict.fromkeys(project.lookups[start:]))
+        lookups = tuple(dict.fromkeys([*looked_up, *project.lookups[start:]]))
         results.append(_FileResult(found.findings, found.problems, found.suppressed, lookups))
     return results
 
@@ -369,12 +377,13 @@ def _load(
     path: str,
     tree: Optional["ast.Module"] = None,
     task_decorators: Sequence[str] = (),
+    project_decorator: Optional[Callable[[str], bool]] = None,
 ) -> Union["LoadedModule", FileProblem]:
     """``load_source``, with a bug in parsing or indexing reported on the file."""
     from idemlint.project import load_source
 
     try:
-        return load_source(source, path, tree, task_decorators)
+        return load_source(source, path, tree, task_decorators, project_decorator)
     except Exception as error:  # one file idemlint cannot index must not end the run
         return internal_error(path, "parsing and indexing", error)
 

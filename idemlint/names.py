@@ -52,7 +52,7 @@ def import_bindings(
     module = dotted_name(node.module) if node.module is not None else ""
     dots = "." * len(node.relative)
     if dots:
-        module = _absolute(dots, module or "", package)
+        module = absolute_module(dots, module or "", package)
     for alias in node.names:
         name = dotted_name(alias.name) or ""
         local = name
@@ -62,7 +62,8 @@ def import_bindings(
     return bindings
 
 
-def _absolute(dots: str, module: str, package: Optional[str]) -> str:
+def absolute_module(dots: str, module: str, package: Optional[str]) -> str:
+    """The module a relative import (``dots``, ``module``) names from ``package``."""
     if package is None:
         return dots + module
     parts = package.split(".")

@@ -27,7 +27,10 @@ class NoqaMap:
     def __init__(self, lines: Sequence[str]) -> None:
         self.lines = list(lines)
         self.disabled = any(NOQA_FILE.match(line) for line in self.lines)
-        self._logical = _logical_line_text(self.lines)
+        # Tokenizing a large module costs more than analysing it; without a
+        # noqa comment anywhere no line needs its logical line.
+        mentioned = any("noqa" in line.lower() for line in self.lines)
+        self._logical = _logical_line_text(self.lines) if mentioned else {}
 
     def suppressed(self, line: int, code: str) -> bool:
         if self.disabled:

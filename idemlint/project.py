@@ -15,7 +15,7 @@ import io
 import tokenize
 import warnings
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -65,7 +65,9 @@ class Project:
         if name not in self._loaded:
             path = self.files.get(name)
             self._loaded[name] = (
-                read_module(path, self._task_decorators) if path is not None else None
+                read_module(path, self._task_decorators, self.may_be_task_decorator)
+                if path is not None
+                else None
             )
         return self._loaded[name]
 
@@ -87,6 +89,16 @@ class Project:
         else:
             self.lookups += self._wrappers[qualified][1]
         return self._wrappers[qualified][0]
+
+    def may_be_task_decorator(self, qualified: str) -> bool:
+        """Whether :meth:`is_task_decorator` could say yes, known without
+        parsing anything: the name's module is in the project.  The lookup is
+        recorded as that method records it."""
+        module = qualified.rpartition(".")[0]
+        if not module or "()" in module:
+            return False
+        self.lookups.append((module, self.files.get(module)))
+        return module in self.files
 
     def function(
         self, qualified: str
@@ -169,12 +181,15 @@ def load_source(
     path: str,
     tree: Optional[ast.Module] = None,
     task_decorators: Sequence[str] = (),
+    project_decorator: Optional[Callable[[str], bool]] = None,
 ) -> Union[LoadedModule, FileProblem]:
     """Decode, screen with CPython's parser, parse with libcst and index one file.
 
     ``tree``, CPython's AST of the same text when the caller has it, is used
     instead of parsing again.  Definitions no detection needs are left for
-    later (``task_decorators``, the configured ones, are among those needed).
+    later, which ``task_decorators`` (the configured ones) and
+    ``project_decorator`` (in a whole-project run,
+    :meth:`Project.may_be_task_decorator`) help decide.
     """
     text = source if isinstance(source, str) else decode(source, path)
     if isinstance(text, FileProblem):
@@ -191,7 +206,8 @@ def load_source(
     name, package = module_name(path)
     lines = io.StringIO(text, newline="").readlines()
     segments = split(tree)
-    waiting = Screen(tree, lines, task_decorators).deferred(segments)
+    screen = Screen(tree, lines, task_decorators, package or None, project_decorator)
+    waiting = screen.deferred(segments)
     partial = _parse_up_front(lines, [s for s in segments if s.number not in waiting]) if waiting else None
     if partial is None:
         module = _parse(text, path)
@@ -278,12 +294,16 @@ def _text_position(text: str, offset: int) -> Tuple[int, int]:
     return len(before), len(before[-1]) + 1
 
 
-def read_module(path: str, task_decorators: Sequence[str] = ()) -> Optional[LoadedModule]:
+def read_module(
+    path: str,
+    task_decorators: Sequence[str] = (),
+    project_decorator: Optional[Callable[[str], bool]] = None,
+) -> Optional[LoadedModule]:
     """A project module a task reaches; None when it cannot be read or parsed."""
     try:
         with open(path, "rb") as handle:
             raw = handle.read()
     except OSError:
         return None
-    loaded = load_source(raw, path, task_decorators=task_decorators)
+    loaded = load_source(raw, path, None, task_decorators, project_decorator)
     return loaded if isinstance(loaded, LoadedModule) else None

@@ -39,6 +39,7 @@ from typing import (
 import libcst as cst
 
 from idemlint import catalog
+from idemlint.names import absolute_module
 
 Node = TypeVar("Node", cst.FunctionDef, cst.ClassDef)
 _Function = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -85,24 +86,46 @@ _BASE_WORDS = frozenset(name.rpartition(".")[2] for name in catalog.CELERY_TASK_
 # What else detection and IDM009 read in a body: RQ's enqueue calls, late acks.
 _BODY_WORDS = re.compile(r"enqueue|acks_late|ACKS_LATE|reject_on_worker_lost|REJECT_ON_WORKER_LOST")
 
+_AnyDefinition = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]
+
 
 class Screen:
-    """Which top-level definitions of one module can wait until asked for."""
+    """Which top-level definitions of one module can wait until asked for.
 
-    def __init__(self, tree: ast.Module, lines: Sequence[str], configured: Sequence[str] = ()) -> None:
+    A decorator can make a task when its name is a task decorator's (or an
+    alias of one, or configured), a function of this module that calls one
+    (the module's own wrapper), or, with ``project_decorator``, an imported
+    name that function says may be the project's own wrapper (its module is
+    in the project; see :meth:`idemlint.project.Project.may_be_task_decorator`).
+    """
+
+    def __init__(
+        self,
+        tree: ast.Module,
+        lines: Sequence[str],
+        configured: Sequence[str] = (),
+        package: Optional[str] = None,
+        project_decorator: Optional[Callable[[str], bool]] = None,
+    ) -> None:
         self._lines = lines
-        decorators = set(_DECORATOR_WORDS) | {name.rpartition(".")[2] for name in configured}
+        self._project_decorator = project_decorator
+        self._decorators = set(_DECORATOR_WORDS) | {name.rpartition(".")[2] for name in configured}
         self._bases = set(_BASE_WORDS)
         for imported, local in _bindings(tree):
-            if imported in decorators:
-                decorators.add(local)
+            if imported in self._decorators:
+                self._decorators.add(local)
             if imported in self._bases:
                 self._bases.add(local)
-        words = "|".join(sorted(re.escape(word) for word in decorators))
-        self._decorator_call = re.compile(rf"\b(?:{words})\b")
+        words = "|".join(sorted(re.escape(word) for word in self._decorators))
+        self._decorator_call = re.compile(rf"\b(?:{words})\s*\(")
+        self._imports = _imports(tree, package)
+        # An imported name also bound by an assignment resolves through the assignment.
+        self._rebound = _assigned(tree) & set(self._imports)
+        self._wrappers: Set[str] = set()
 
     def deferred(self, segments: Sequence[Segment]) -> Dict[int, Segment]:
         """Segment number -> segment, for the definitions parsed only when asked for."""
+        self._wrappers = self._possible_wrappers(segments)
         waiting: Dict[int, Segment] = {}
         classes: Dict[str, int] = {}
         for segment in segments:
@@ -126,23 +149,37 @@ class Screen:
                     changed = True
         return waiting
 
-    def _needed(
-        self, segment: Segment, definition: Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]
-    ) -> bool:
-        text = "".join(self._lines[segment.first_line - 1 : segment.last_line])
-        if _BODY_WORDS.search(text):
+    def _possible_wrappers(self, segments: Sequence[Segment]) -> Set[str]:
+        """Functions of the module that may wrap a task decorator: those that
+        call one, and any defined inside a top-level ``if`` or ``try``."""
+        wrappers: Set[str] = set()
+        for segment in segments:
+            definition = segment.definition()
+            if definition is None:
+                wrappers |= {
+                    node.name
+                    for node in _top_level(segment.statements)
+                    if isinstance(node, _Function)
+                }
+            elif isinstance(definition, _Function) and self._decorator_call.search(self._text(segment)):
+                wrappers.add(definition.name)
+        return wrappers
+
+    def _text(self, segment: Segment) -> str:
+        return "".join(self._lines[segment.first_line - 1 : segment.last_line])
+
+    def _needed(self, segment: Segment, definition: _AnyDefinition) -> bool:
+        if _BODY_WORDS.search(self._text(segment)):
             return True
         if isinstance(definition, ast.ClassDef):
             return self._needed_class(definition)
-        # A decorated function may be a task; one that calls a task decorator
-        # may be the project's own decorator (``return shared_task(**kw)``).
-        return _has_task_like_decorator(definition) or bool(self._decorator_call.search(text))
+        return definition.name in self._wrappers or self._decorated_as_task(definition)
 
     def _needed_class(self, definition: ast.ClassDef) -> bool:
         if any(_last_part(base) in self._bases or "Task" in _dotted(base) for base in definition.bases):
             return True
         for member in definition.body:
-            if isinstance(member, _Function) and _has_task_like_decorator(member):
+            if isinstance(member, _Function) and self._decorated_as_task(member):
                 return True
             if isinstance(member, (ast.Assign, ast.AnnAssign)) and any(
                 isinstance(target, ast.Name) and target.id in catalog.ARQ_SETTINGS_LISTS
@@ -151,12 +188,53 @@ class Screen:
                 return True
         return False
 
+    def _decorated_as_task(self, function: Union[ast.FunctionDef, ast.AsyncFunctionDef]) -> bool:
+        return any(self._may_make_task(decorator) for decorator in function.decorator_list)
 
-def _has_task_like_decorator(function: Union[ast.FunctionDef, ast.AsyncFunctionDef]) -> bool:
-    return any(
-        _last_part(d.func if isinstance(d, ast.Call) else d) not in catalog.NON_TASK_DECORATORS
-        for d in function.decorator_list
-    )
+    def _may_make_task(self, decorator: ast.expr) -> bool:
+        spelled = _dotted(decorator.func if isinstance(decorator, ast.Call) else decorator)
+        if not spelled:
+            return False
+        first, _, rest = spelled.partition(".")
+        if spelled.rpartition(".")[2] in self._decorators or first in self._wrappers:
+            return True
+        if first not in self._imports or self._project_decorator is None:
+            return False
+        if first in self._rebound:
+            return True
+        qualified = ".".join(part for part in (self._imports[first], rest) if part)
+        return self._project_decorator(qualified)
+
+
+def _imports(tree: ast.Module, package: Optional[str]) -> Dict[str, str]:
+    """Local name -> qualified name, as :func:`idemlint.names.import_bindings` reads them."""
+    table: Dict[str, str] = {}
+    for node in _top_level(tree.body):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname is not None:
+                    table[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    table[top] = top
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level:
+                module = absolute_module("." * node.level, module, package)
+            for alias in node.names:
+                if alias.name != "*":
+                    table[alias.asname or alias.name] = f"{module}.{alias.name}" if module else alias.name
+    return table
+
+
+def _assigned(tree: ast.Module) -> Set[str]:
+    return {
+        target.id
+        for node in _top_level(tree.body)
+        if isinstance(node, (ast.Assign, ast.AnnAssign))
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(target, ast.Name)
+    }
 
 
 def _bindings(tree: ast.Module) -> Iterator[Tuple[str, str]]:
@@ -167,8 +245,9 @@ def _bindings(tree: ast.Module) -> Iterator[Tuple[str, str]]:
         if isinstance(node, ast.ImportFrom):
             for alias in node.names:
                 yield alias.name, alias.asname or alias.name
-        elif isinstance(node, ast.Assign):
-            for target in node.targets:
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
                 if isinstance(target, ast.Name):
                     yield _last_part(node.value), target.id
 

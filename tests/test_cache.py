@@ -125,6 +125,41 @@ def test_a_module_that_appears_invalidates_the_tasks_that_looked_for_it(
     assert codes(warm) == codes(lint_paths([str(tmp_path / "shop")]))
 
 
+def test_a_wrapper_module_that_appears_makes_its_users_tasks(tmp_path: pathlib.Path) -> None:
+    """Whether ``@background_task`` may be the project's own task decorator
+    decides whether the function it decorates is parsed up front at all
+    (idemlint.segments); that decision is part of what the cache checks."""
+    write(
+        tmp_path,
+        {
+            "shop/__init__.py": "",
+            "shop/tasks.py": """
+                import requests
+                from shop.taskutils import background_task
+
+                @background_task
+                def notify(order_id):
+                    requests.post("https://partner.example.com", json={"order": order_id})
+                """,
+        },
+    )
+    cache_dir = str(tmp_path / DIRECTORY_NAME)
+    assert codes(lint_paths([str(tmp_path / "shop")], cache=Cache(cache_dir, DEFAULT_SETTINGS))) == []
+    write(
+        tmp_path,
+        {
+            "shop/taskutils.py": """
+                from celery import shared_task
+
+                def background_task(function):
+                    return shared_task(function)
+                """
+        },
+    )
+    warm = lint_paths([str(tmp_path / "shop")], cache=Cache(cache_dir, DEFAULT_SETTINGS))
+    assert codes(warm) == ["tasks.py:7:IDM002:notify"]
+
+
 def test_unchanged_files_are_not_analysed_again(
     tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

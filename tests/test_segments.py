@@ -14,7 +14,7 @@ import pytest
 
 from idemlint import lint_paths, lint_source
 from idemlint.engine import LintResult
-from idemlint.project import LoadedModule, load_source
+from idemlint.project import LoadedModule, Project, load_source
 from idemlint.segments import Later, Screen, Segment
 from idemlint.settings import Settings
 from idemlint.tasks import find_tasks
@@ -256,3 +256,73 @@ def test_a_helper_far_from_its_task_is_parsed_once_and_positioned_exactly(
     line = source.splitlines().index("        requests.post(") + 1
     assert (finding.code, finding.line, finding.column, finding.end_line) == ("IDM002", line, 9, line + 2)
     assert parsed == ["helper"]
+
+
+def test_decorators_that_cannot_make_a_task_leave_the_function_for_later() -> None:
+    loaded = load(
+        """\
+        from celery import shared_task
+        from django.db.models.signals import post_save
+        from django.dispatch import receiver
+
+
+        @receiver(post_save)
+        def on_save(sender, **kwargs):
+            pass
+
+
+        class Order:
+            @property
+            def total(self):
+                return 1
+
+
+        @shared_task
+        def send(order_id):
+            pass
+        """
+    )
+    assert loaded.later is not None
+    assert sorted(segment.definition().name for segment in loaded.later.waiting.values()) == [  # type: ignore[union-attr]
+        "Order",
+        "on_save",
+    ]
+
+
+def test_in_a_project_an_imported_decorator_from_the_project_is_parsed_up_front(
+    tmp_path: pathlib.Path,
+) -> None:
+    package = tmp_path / "shop"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "taskutils.py").write_text(
+        "from celery import shared_task\n\ndef background_task(function):\n    return shared_task(function)\n"
+    )
+    (package / "tasks.py").write_text(
+        textwrap.dedent(
+            """\
+            import requests
+            from django.dispatch import receiver
+            from shop.taskutils import background_task
+
+
+            @background_task
+            def notify(order_id):
+                requests.post("https://partner.example.com", json={"order": order_id})
+
+
+            @receiver("saved")
+            def on_save(order_id):
+                requests.post("https://partner.example.com", json={"order": order_id})
+            """
+        )
+    )
+    result = lint_paths([str(tmp_path)])
+    assert [(f.line, f.code, f.task) for f in result.findings] == [(8, "IDM002", "notify")]
+    project = Project([str(path) for path in package.glob("*.py")])
+    loaded = load_source(
+        (package / "tasks.py").read_bytes(), str(package / "tasks.py"), None, (), project.may_be_task_decorator
+    )
+    assert isinstance(loaded, LoadedModule) and loaded.later is not None
+    assert [segment.definition().name for segment in loaded.later.waiting.values()] == ["on_save"]  # type: ignore[union-attr]
+    assert ("django.dispatch", None) in project.lookups
