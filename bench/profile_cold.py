@@ -7,9 +7,11 @@ application of :mod:`performance` (downloaded by it first), with timers
 around the stages of the engine: reading and prefiltering every file, the
 CPython parse that screens each parsed file, the libcst parse, the module
 index, and positions of reported nodes.  What is left is building traces
-and running the rules.  Prints one table: seconds per stage and the number
-of files libcst parsed; ``--write FILE`` also puts it between
-``<!-- profile:begin -->`` and ``<!-- profile:end -->`` in FILE.
+and running the rules.  Prints one table: seconds per stage, the files
+parsed and their lines, and the lines libcst was given (the statements
+parsed up front and the definitions parsed later, see idemlint.segments);
+``--write FILE`` also puts it between ``<!-- profile:begin -->`` and
+``<!-- profile:end -->`` in FILE.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from corpus import DEFAULT_CACHE, download, package_directory, unpack  # noqa: E
 from performance import APPLICATIONS, write_report  # noqa: E402
 
 STAGES = ("read + prefilter", "CPython parse", "libcst parse", "index", "positions")
+COUNTS = ("files parsed", "their lines", "lines given to libcst")
 
 
 def timed(totals: Dict[str, float], counts: Dict[str, int], stage: str,
@@ -42,6 +45,14 @@ def timed(totals: Dict[str, float], counts: Dict[str, int], stage: str,
     return wrapper
 
 
+def counted_lines(counts: Dict[str, int], key: str, function: Callable[..., Any]) -> Callable[..., Any]:
+    def wrapper(text: str, *args: Any, **kwargs: Any) -> Any:
+        counts[key] += text.count("\n")
+        return function(text, *args, **kwargs)
+
+    return wrapper
+
+
 def profile(package_dir: str) -> Dict[str, float]:
     import libcst
 
@@ -50,6 +61,10 @@ def profile(package_dir: str) -> Dict[str, float]:
 
     totals: Dict[str, float] = defaultdict(float)
     counts: Dict[str, int] = defaultdict(int)
+    # Count lines before timing: the counters' own cost stays out of the stages.
+    libcst_parse, python_ast = libcst.parse_module, project.python_ast
+    libcst.parse_module = counted_lines(counts, "libcst lines", libcst_parse)  # type: ignore[assignment]
+    project.python_ast = counted_lines(counts, "file lines", python_ast)  # type: ignore[assignment]
     patched = (
         (engine, "_candidates", "read + prefilter"),
         (project, "python_ast", "CPython parse"),
@@ -67,10 +82,13 @@ def profile(package_dir: str) -> Dict[str, float]:
     finally:
         for (owner, name, _), original in zip(patched, originals):
             setattr(owner, name, original)
+        libcst.parse_module, project.python_ast = libcst_parse, python_ast  # type: ignore[assignment]
     result = {stage: totals[stage] for stage in STAGES}
     result["traces + rules"] = total - sum(result.values())
     result["total"] = total
-    result["files parsed"] = counts["libcst parse"]
+    result["files parsed"] = counts["CPython parse"]
+    result["their lines"] = counts["file lines"]
+    result["lines given to libcst"] = counts["libcst lines"]
     return result
 
 
@@ -92,8 +110,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         measured = profile(package_directory(root, application.package))
         labels.append(application.label)
         rows.append([f"{measured[k]:.2f} s" for k in (*STAGES, "traces + rules", "total")]
-                    + [str(int(measured["files parsed"]))])
-    names = [*STAGES, "traces + rules", "total", "files parsed (libcst)"]
+                    + [f"{int(measured[k]):,}" for k in COUNTS])
+    names = [*STAGES, "traces + rules", "total", *COUNTS]
     lines = ["| stage | " + " | ".join(labels) + " |", "|" + " --- |" * (len(labels) + 1)]
     for index, name in enumerate(names):
         lines.append(f"| {name} | " + " | ".join(row[index] for row in rows) + " |")
