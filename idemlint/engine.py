@@ -338,9 +338,9 @@ def _analyse_candidates(
         start = len(project.lookups)
         loaded.append(_load(raw, path, None, settings.task_decorators, project.may_be_task_decorator))
         load_lookups.append(project.lookups[start:])
-    for module in loaded:
+    for module, looked_up in zip(loaded, load_lookups):
         if not isinstance(module, FileProblem):
-            project.register(module)  # a helper in a task's own file is not parsed twice
+            project.register(module, looked_up)  # a helper in a task's own file is not parsed twice
     summaries = Summaries()
     results = []
     for module, looked_up in zip(loaded, load_lookups):

@@ -58,22 +58,28 @@ class Project:
         # Every module name looked up and the file it named, in order: what an
         # analysis depends on besides its own file (see idemlint.cache).
         self.lookups: List[Lookup] = []
-        self._loaded: Dict[str, Optional[LoadedModule]] = {}
+        # Each module with what loading it looked up (which of its definitions
+        # are parsed up front depends on it), replayed whenever it is used.
+        self._loaded: Dict[str, Tuple[Optional[LoadedModule], List[Lookup]]] = {}
         self._wrappers: Dict[str, Tuple[bool, List[Lookup]]] = {}
 
     def load(self, name: str) -> Optional[LoadedModule]:
         if name not in self._loaded:
             path = self.files.get(name)
-            self._loaded[name] = (
+            start = len(self.lookups)
+            loaded = (
                 read_module(path, self._task_decorators, self.may_be_task_decorator)
                 if path is not None
                 else None
             )
-        return self._loaded[name]
+            self._loaded[name] = (loaded, self.lookups[start:])
+        else:
+            self.lookups += self._loaded[name][1]
+        return self._loaded[name][0]
 
-    def register(self, loaded: LoadedModule) -> None:
+    def register(self, loaded: LoadedModule, lookups: Sequence[Lookup] = ()) -> None:
         """A module the engine parsed itself (a task file) is not parsed again."""
-        self._loaded[loaded.name] = loaded
+        self._loaded[loaded.name] = (loaded, list(lookups))
 
     def is_task_decorator(self, qualified: str) -> bool:
         """Whether a name is a project function that wraps a task decorator
@@ -95,7 +101,7 @@ class Project:
         parsing anything: the name's module is in the project.  The lookup is
         recorded as that method records it."""
         module = qualified.rpartition(".")[0]
-        if not module or "()" in module:
+        if not module:
             return False
         self.lookups.append((module, self.files.get(module)))
         return module in self.files
@@ -205,20 +211,19 @@ def load_source(
         tree = screened
     name, package = module_name(path)
     lines = io.StringIO(text, newline="").readlines()
-    segments = split(tree)
-    screen = Screen(tree, lines, task_decorators, package or None, project_decorator)
-    waiting = screen.deferred(segments)
-    partial = _parse_up_front(lines, [s for s in segments if s.number not in waiting]) if waiting else None
+    segments = split(tree, len(lines))
+    waiting = Screen(tree, segments, lines, task_decorators, package or None, project_decorator).deferred()
+    up_front = [segment for segment in segments if segment.number not in waiting]
+    partial = _parse_up_front(lines, up_front) if waiting else None
     if partial is None:
         module = _parse(text, path)
         if isinstance(module, FileProblem):
             return module
         index = build_index(module, package or None, scan_bodies="enqueue" in text)
         return LoadedModule(name or path, path, text, module, tree, index)
-    module, up_front = partial
     later = Later(lines, waiting)
     index = build_index(
-        module,
+        partial,
         package or None,
         scan_bodies="enqueue" in text,
         later=later,
@@ -226,7 +231,7 @@ def load_source(
     )
     statements = [statement for segment in up_front for statement in segment.statements]
     return LoadedModule(
-        name or path, path, text, module, ast.Module(body=statements, type_ignores=[]), index, later
+        name or path, path, text, partial, ast.Module(body=statements, type_ignores=[]), index, later
     )
 
 
@@ -238,9 +243,7 @@ def _parse(text: str, path: str) -> Union[cst.Module, FileProblem]:
         return FileProblem(path, error.raw_line, error.raw_column + 1, "E999", f"SyntaxError: {message}")
 
 
-def _parse_up_front(
-    lines: Sequence[str], up_front: List[Segment]
-) -> Optional[Tuple[cst.Module, List[Segment]]]:
+def _parse_up_front(lines: Sequence[str], up_front: List[Segment]) -> Optional[cst.Module]:
     """libcst's tree of the statements parsed up front, or None when it does
     not line up with CPython's (the whole module is parsed instead, and
     reports any error where it is)."""
@@ -254,7 +257,7 @@ def _parse_up_front(
         len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
         for statement in module.body
     )
-    return (module, up_front) if found == expected else None
+    return module if found == expected else None
 
 
 TOO_DEEP = "file is nested too deeply to analyse"

@@ -61,7 +61,13 @@ class Segment:
         return None
 
 
-def split(tree: ast.Module) -> List[Segment]:
+def split(tree: ast.Module, line_count: int) -> List[Segment]:
+    """The module's top-level statements in segments of whole lines.
+
+    A segment runs to the line before the next one starts: the comments and
+    blank lines after a statement stay with it, and so does a line that a
+    trailing backslash joins to it (CPython's ``end_lineno`` stops before).
+    """
     segments: List[Segment] = []
     for statement in tree.body:
         first = min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))])
@@ -73,7 +79,11 @@ def split(tree: ast.Module) -> List[Segment]:
             )
         else:
             segments.append(Segment(len(segments), first, last, (statement,)))
-    return segments
+    ends = [segment.first_line - 1 for segment in segments[1:]] + [max(line_count, 1)]
+    return [
+        Segment(segment.number, segment.first_line, max(end, segment.last_line), segment.statements)
+        for segment, end in zip(segments, ends)
+    ]
 
 
 # The last parts of the names that make a task decorator or a Task base.
@@ -83,8 +93,14 @@ _DECORATOR_WORDS = (
     | catalog.UNIMPORTED_TASK_DECORATOR_NAMES
 )
 _BASE_WORDS = frozenset(name.rpartition(".")[2] for name in catalog.CELERY_TASK_BASES)
-# What else detection and IDM009 read in a body: RQ's enqueue calls, late acks.
-_BODY_WORDS = re.compile(r"enqueue|acks_late|ACKS_LATE|reject_on_worker_lost|REJECT_ON_WORKER_LOST")
+# A module that mentions these is parsed whole: detection then scans every
+# body for registrations (``queue.enqueue(f)``, ``app.task(f)`` in a method,
+# arq's ``func(f)``), and IDM009 reads every statement for late-ack settings
+# (module constants, ``Celery(**options)`` in a class body).  Without them
+# neither looks beyond what is parsed up front.
+_WHOLE_MODULE_WORDS = re.compile(r"enqueue|acks_late|ACKS_LATE")
+# Aliases are followed this many assignments deep (``b = a; c = b``).
+MAX_ALIAS_DEPTH = 5
 
 _AnyDefinition = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]
 
@@ -92,51 +108,55 @@ _AnyDefinition = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]
 class Screen:
     """Which top-level definitions of one module can wait until asked for.
 
-    A decorator can make a task when its name is a task decorator's (or an
-    alias of one, or configured), a function of this module that calls one
-    (the module's own wrapper), or, with ``project_decorator``, an imported
-    name that function says may be the project's own wrapper (its module is
-    in the project; see :meth:`idemlint.project.Project.may_be_task_decorator`).
+    What detection looks for is parsed up front: functions with a decorator
+    that may make a task, ``Task`` subclasses, classes with such a method
+    or arq settings, and the module's own task-decorator wrappers
+    (functions that call a task decorator).  A decorator may make a task
+    when its last name part is a task decorator's, a configured one's, a
+    wrapper's of this module, or an alias of one of those; or, in a
+    whole-project run (``project_decorator``, see
+    :meth:`idemlint.project.Project.may_be_task_decorator`), when the name
+    it resolves to may be the project's own wrapper.
     """
 
     def __init__(
         self,
         tree: ast.Module,
+        segments: Sequence[Segment],
         lines: Sequence[str],
         configured: Sequence[str] = (),
         package: Optional[str] = None,
         project_decorator: Optional[Callable[[str], bool]] = None,
     ) -> None:
+        self._segments = segments
         self._lines = lines
         self._project_decorator = project_decorator
-        self._decorators = set(_DECORATOR_WORDS) | {name.rpartition(".")[2] for name in configured}
-        self._bases = set(_BASE_WORDS)
-        for imported, local in _bindings(tree):
-            if imported in self._decorators:
-                self._decorators.add(local)
-            if imported in self._bases:
-                self._bases.add(local)
-        words = "|".join(sorted(re.escape(word) for word in self._decorators))
-        self._decorator_call = re.compile(rf"\b(?:{words})\s*\(")
         self._imports = _imports(tree, package)
-        # An imported name also bound by an assignment resolves through the assignment.
-        self._rebound = _assigned(tree) & set(self._imports)
-        self._wrappers: Set[str] = set()
+        self._aliases = _aliases(tree)
+        bindings = list(_bindings(tree))
+        decorators = _closure(set(_DECORATOR_WORDS) | {n.rpartition(".")[2] for n in configured}, bindings)
+        self._bases = _closure(set(_BASE_WORDS), bindings)
+        words = "|".join(sorted(re.escape(word) for word in decorators))
+        self._mentions = re.compile(rf"\b(?:{words})\b")
+        self._calls_decorator = decorators
+        self._wrapper_names = self._wrappers()
+        self._decorators = _closure(decorators | self._wrapper_names, bindings)
 
-    def deferred(self, segments: Sequence[Segment]) -> Dict[int, Segment]:
+    def deferred(self) -> Dict[int, Segment]:
         """Segment number -> segment, for the definitions parsed only when asked for."""
-        self._wrappers = self._possible_wrappers(segments)
+        if _WHOLE_MODULE_WORDS.search("".join(self._lines)):
+            return {}
         waiting: Dict[int, Segment] = {}
         classes: Dict[str, int] = {}
-        for segment in segments:
+        for segment in self._segments:
             definition = segment.definition()
-            if definition is None or self._needed(segment, definition):
+            if definition is None or self._needed(definition):
                 continue
             waiting[segment.number] = segment
             if isinstance(definition, ast.ClassDef):
                 classes[definition.name] = segment.number
         # A subclass of a class parsed up front (``class Charge(BaseTask)``) is too.
-        eager_classes = _class_names(s for s in segments if s.number not in waiting)
+        eager_classes = _class_names(s for s in self._segments if s.number not in waiting)
         changed = True
         while changed:
             changed = False
@@ -149,31 +169,38 @@ class Screen:
                     changed = True
         return waiting
 
-    def _possible_wrappers(self, segments: Sequence[Segment]) -> Set[str]:
+    def _wrappers(self) -> Set[str]:
         """Functions of the module that may wrap a task decorator: those that
-        call one, and any defined inside a top-level ``if`` or ``try``."""
+        call one (the text mentions it, the syntax tree confirms a call), and
+        any defined inside a top-level ``if`` or ``try``."""
         wrappers: Set[str] = set()
-        for segment in segments:
+        for segment in self._segments:
             definition = segment.definition()
             if definition is None:
-                wrappers |= {
-                    node.name
-                    for node in _top_level(segment.statements)
-                    if isinstance(node, _Function)
-                }
-            elif isinstance(definition, _Function) and self._decorator_call.search(self._text(segment)):
+                wrappers |= {n.name for n in _top_level(segment.statements) if isinstance(n, _Function)}
+            elif (
+                isinstance(definition, _Function)
+                and self._mentions.search(self._text(segment))
+                and self._calls_a_decorator(definition)
+            ):
                 wrappers.add(definition.name)
         return wrappers
+
+    def _calls_a_decorator(self, function: Union[ast.FunctionDef, ast.AsyncFunctionDef]) -> bool:
+        for node in ast.walk(function):
+            if isinstance(node, ast.Call):
+                target = node.func.func if isinstance(node.func, ast.Call) else node.func
+                if _last_part(target) in self._calls_decorator:
+                    return True
+        return False
 
     def _text(self, segment: Segment) -> str:
         return "".join(self._lines[segment.first_line - 1 : segment.last_line])
 
-    def _needed(self, segment: Segment, definition: _AnyDefinition) -> bool:
-        if _BODY_WORDS.search(self._text(segment)):
-            return True
+    def _needed(self, definition: _AnyDefinition) -> bool:
         if isinstance(definition, ast.ClassDef):
             return self._needed_class(definition)
-        return definition.name in self._wrappers or self._decorated_as_task(definition)
+        return definition.name in self._wrapper_names or self._decorated_as_task(definition)
 
     def _needed_class(self, definition: ast.ClassDef) -> bool:
         if any(_last_part(base) in self._bases or "Task" in _dotted(base) for base in definition.bases):
@@ -195,15 +222,33 @@ class Screen:
         spelled = _dotted(decorator.func if isinstance(decorator, ast.Call) else decorator)
         if not spelled:
             return False
-        first, _, rest = spelled.partition(".")
-        if spelled.rpartition(".")[2] in self._decorators or first in self._wrappers:
+        if spelled.rpartition(".")[2] in self._decorators:
             return True
-        if first not in self._imports or self._project_decorator is None:
+        if self._project_decorator is None:
             return False
-        if first in self._rebound:
-            return True
-        qualified = ".".join(part for part in (self._imports[first], rest) if part)
-        return self._project_decorator(qualified)
+        qualified = self._qualified(spelled, MAX_ALIAS_DEPTH)
+        return qualified is not None and self._project_decorator(qualified)
+
+    def _qualified(self, spelled: str, depth: int) -> Optional[str]:
+        """The imported name ``spelled`` resolves to, through the module's
+        assignments first, as :class:`idemlint.names.Resolver` resolves it."""
+        first, _, rest = spelled.partition(".")
+        if first in self._aliases and depth > 0:
+            base = self._qualified(self._aliases[first], depth - 1)
+        else:
+            base = self._imports.get(first)
+        return ".".join(part for part in (base, rest) if part) if base else None
+
+
+def _closure(names: Set[str], bindings: Sequence[Tuple[str, str]]) -> Set[str]:
+    """``names`` and every local name bound to one of them, however indirectly."""
+    found = set(names)
+    for _ in range(MAX_ALIAS_DEPTH):
+        added = {local for bound, local in bindings if bound in found} - found
+        if not added:
+            break
+        found |= added
+    return found
 
 
 def _imports(tree: ast.Module, package: Optional[str]) -> Dict[str, str]:
@@ -227,14 +272,19 @@ def _imports(tree: ast.Module, package: Optional[str]) -> Dict[str, str]:
     return table
 
 
-def _assigned(tree: ast.Module) -> Set[str]:
-    return {
-        target.id
-        for node in _top_level(tree.body)
-        if isinstance(node, (ast.Assign, ast.AnnAssign))
-        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-        if isinstance(target, ast.Name)
-    }
+def _aliases(tree: ast.Module) -> Dict[str, str]:
+    """Module-level names assigned a dotted name (``mytask = deco.mytask``)."""
+    found: Dict[str, str] = {}
+    for node in _top_level(tree.body):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            value = _dotted(node.value)
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(target, ast.Name):
+                    if value:
+                        found[target.id] = value
+                    else:
+                        found.pop(target.id, None)
+    return found
 
 
 def _bindings(tree: ast.Module) -> Iterator[Tuple[str, str]]:
@@ -312,46 +362,59 @@ class Later:
         return statement
 
 
-class Definitions(Mapping[str, Node], Generic[Node]):
+class Definitions(Generic[Node]):
     """Top-level functions (or classes) by name, the last definition of a name
     winning; those left as text are parsed on first access.
 
-    Detection iterates :meth:`up_front`, never the whole mapping: what waits
-    is, by :class:`Screen`'s rules, nothing detection could find.
+    Not a full mapping on purpose: detection iterates :meth:`up_front`, and
+    nothing can iterate the definitions left waiting (which would parse
+    them all, and make what is found depend on what was asked before).
     """
 
     def __init__(self) -> None:
         self._up_front: Dict[str, Tuple[int, Node]] = {}
         self._waiting: Dict[str, Tuple[int, Callable[[], Node]]] = {}
         self._parsed: Dict[str, Node] = {}
+        self._up_front_nodes: Optional[Dict[str, Node]] = None
 
     def add(self, name: str, number: int, node: Node) -> None:
-        if number >= self._waiting.get(name, (-1, None))[0]:
+        """A definition parsed up front, ``number`` its place in the module."""
+        if name not in self._waiting or number > self._waiting[name][0]:
             self._waiting.pop(name, None)
             self._up_front[name] = (number, node)
+            self._up_front_nodes = None
 
     def add_waiting(self, name: str, number: int, parse: Callable[[], Node]) -> None:
-        if number >= self._up_front.get(name, (-1, None))[0]:
+        """A definition left as text, which ``parse`` turns into its node."""
+        if name not in self._up_front or number > self._up_front[name][0]:
             self._up_front.pop(name, None)
             self._waiting[name] = (number, parse)
+            self._up_front_nodes = None
 
     def up_front(self) -> Dict[str, Node]:
-        return {name: node for name, (_, node) in self._up_front.items()}
+        if self._up_front_nodes is None:
+            self._up_front_nodes = {name: node for name, (_, node) in self._up_front.items()}
+        return self._up_front_nodes
 
-    def __getitem__(self, name: str) -> Node:
+    def get(self, name: str) -> Optional[Node]:
         if name in self._up_front:
             return self._up_front[name][1]
+        if name not in self._waiting:
+            return None
         if name not in self._parsed:
-            _, parse = self._waiting[name]
-            self._parsed[name] = parse()
+            self._parsed[name] = self._waiting[name][1]()
         return self._parsed[name]
 
+    def __getitem__(self, name: str) -> Node:
+        found = self.get(name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
     def __iter__(self) -> Iterator[str]:
+        """The names (parsing nothing)."""
         yield from self._up_front
         yield from self._waiting
-
-    def __len__(self) -> int:
-        return len(self._up_front) + len(self._waiting)
 
     def __contains__(self, name: object) -> bool:
         return name in self._up_front or name in self._waiting

@@ -205,7 +205,7 @@ def test_generated_task_modules_are_linted_without_raising(source: str) -> None:
 def test_parsing_definitions_when_needed_finds_what_parsing_everything_finds(source: str) -> None:
     deferred = lint_source(source, "fuzz.py")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Screen, "deferred", lambda self, segments: {})
+        patch.setattr(Screen, "deferred", lambda self: {})
         whole = lint_source(source, "fuzz.py")
     assert deferred == whole
 

@@ -25,7 +25,7 @@ SHOP = TESTS / "projects" / "shop"
 
 
 def parse_everything(monkeypatch: pytest.MonkeyPatch) -> None:
-    def nothing_waits(self: Screen, segments: List[Segment]) -> Dict[int, Segment]:
+    def nothing_waits(self: Screen) -> Dict[int, Segment]:
         return {}
 
     monkeypatch.setattr(Screen, "deferred", nothing_waits)
@@ -79,6 +79,111 @@ def test_findings_are_those_of_parsing_every_module_whole(
     assert len(deferred.findings) >= 5
 
 
+_HEAD = "from celery import shared_task\nimport redis\nr = redis.Redis()\n"
+_TASK = "@shared_task\ndef f(x):\n    g(x)\n"
+_HELPER = "\ndef g(x):\n    r.set('k', x, nx=True)\n"
+_METHOD_TASK = "@shared_task\ndef f(x):\n    Cls().m(x)\n"
+
+# Sources where deferring once changed what was found (from a review of the
+# deferral), and layouts where positions in a definition parsed later could
+# drift: every one must give what parsing the module whole gives.
+EQUIVALENT = {
+    "alias of a local wrapper": (
+        "from celery import shared_task\nimport redis\nr = redis.Redis()\n\n"
+        "def mytask(**kw):\n    return shared_task(**kw)\n\njob2 = mytask\n\n"
+        "@job2()\ndef f(x):\n    r.set('k', x, nx=True)\n"
+    ),
+    "local wrapper named through a module": (
+        "from celery import shared_task\nimport redis\nimport helpers\nr = redis.Redis()\n\n"
+        "def mytask(**kw):\n    return shared_task(**kw)\n\n"
+        "@helpers.mytask()\ndef f(x):\n    r.set('k', x, nx=True)\n"
+    ),
+    "wrapper call split by a comment": (
+        "from celery import shared_task\nimport redis\nr = redis.Redis()\n\n"
+        "def mytask(**kw):\n    return (shared_task  # the real one\n            (**kw))\n\n"
+        "@mytask()\ndef f(x):\n    r.set('k', x, nx=True)\n"
+    ),
+    "late acks in a class attribute's call": (
+        "from celery import Celery\napp = Celery('w')\ntask_acks_late = True\n\n"
+        "class Holder:\n    other = Celery('x', **load_settings())\n"
+    ),
+    "late acks through a wrapper's options": (
+        "from celery import shared_task\n\nOPTS = {'acks_late': True}\n\n"
+        "def mytask(*args, **kw):\n    return shared_task(*args, **kw)\n\n"
+        "def send(x):\n    pass\n\ndef register():\n    mytask(send, **OPTS)\n"
+    ),
+    "late acks in a method's nested task": (
+        "from celery import Celery\napp = Celery('w')\nOPTS = {'acks_late': True}\n\n"
+        "class Jobs:\n    def setup(self):\n        @app.task(**OPTS)\n        def ping():\n            pass\n"
+    ),
+    "arq func in a body": (
+        "from arq import func\nimport redis\nr = redis.Redis()\n\n"
+        "async def handler(ctx, x):\n    r.set('k', x, nx=True)\n\n"
+        "def worker_functions():\n    return func(handler, timeout=5)\n\n"
+        "async def later(pool):\n    await pool.enqueue_job('handler', 1)\n"
+    ),
+    "late acks in an app factory": (
+        "from celery import Celery\n\nCELERY_CONFIG = {'task_acks_late': True, 'broker_url': 'redis://'}\n\n"
+        "def create_app():\n    app = Celery('proj')\n    app.conf.update(CELERY_CONFIG)\n    return app\n"
+    ),
+    "registration in a method": (
+        "from celery import Celery\nimport redis\napp = Celery('w')\nr = redis.Redis()\n\n"
+        "def send(x):\n    r.set('k', x, nx=True)\n\nclass Registry:\n    def setup(self):\n"
+        "        app.task(send)\n\ndef trigger(q):\n    q.enqueue(print)\n"
+    ),
+    "backslash before a comment line": (
+        "from celery import shared_task\nimport redis\nr = redis.Redis() \\\n# the client\n"
+        "@shared_task\ndef f(x):\n    r.set('k', x, nx=True)\n\ndef unused():\n    pass\n"
+    ),
+    "backslash ending a waiting definition": _HEAD + _TASK + (
+        "\ndef g(x):\n    r.set('k', x, nx=True) \\\n    # c\n"
+    ),
+    "CRLF": (_HEAD + "\n# c\n" + _TASK + _HELPER).replace("\n", "\r\n"),
+    "no newline at the end": _HEAD + _TASK + _HELPER.rstrip("\n"),
+    "tab indentation": _HEAD + _TASK + "\ndef g(x):\n\tr.set('k', x, nx=True)\n",
+    "form feed before a definition": _HEAD + _TASK + "\n\x0c" + _HELPER,
+    "form feed inside a body": _HEAD + _TASK + "\ndef g(x):\n    y = 1\n\x0c\n    r.set('k', x, nx=True)\n",
+    "statements joined by semicolons": _HEAD + _TASK + "\ndef g(x): r.set('k', x, nx=True); y = 2\n",
+    "indentation differing between definitions": _HEAD
+    + "@shared_task\ndef f(x):\n  g(x)\n  Cls().m(x)\n"
+    + "\nclass Cls:\n\tdef m(self, x):\n\t\tr.set('k', x, nx=True)\n"
+    + "\ndef g(x):\n        r.set('k', x, nx=True)\n",
+    "docstring spanning lines in a class": _HEAD + _METHOD_TASK
+    + "\nclass Cls:\n    '''doc\n    '''\n    def m(self, x):\n        r.set('k', x, nx=True)\n",
+    "comment between decorators": _HEAD + _TASK
+    + "\n@staticmethod\n# comment\n@other\ndef g(x):\n    r.set('k', x, nx=True)\n",
+    "string spanning lines in a class": _HEAD + _METHOD_TASK
+    + "\nclass Cls:\n    A = '''x\ny'''\n    def m(self, x):\n        r.set('k', x, nx=True)\n",
+    "first indentation only up front": "if True:\n  import redis\nfrom celery import shared_task\n"
+    + "r = redis.Redis()\n" + _TASK + _HELPER,
+}
+
+
+@pytest.mark.parametrize("source", list(EQUIVALENT.values()), ids=list(EQUIVALENT))
+def test_deferring_changes_nothing_found(source: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    deferred = lint_source(source, "tasks.py")
+    parse_everything(monkeypatch)
+    assert deferred == lint_source(source, "tasks.py")
+    assert deferred.problems == ()
+
+
+def test_an_alias_of_an_imported_project_wrapper_is_parsed_up_front(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "shop"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "deco.py").write_text("from celery import shared_task\n\ndef mytask(**kw):\n    return shared_task(**kw)\n")
+    (package / "tasks.py").write_text(
+        "import redis\nfrom shop import deco\n\nr = redis.Redis()\nmytask = deco.mytask\n\n"
+        "@deco.mytask()\ndef a(x):\n    pass\n\n@mytask()\ndef b(x):\n    r.set('k', x, nx=True)\n"
+    )
+    deferred = lint_paths([str(tmp_path)], jobs=1)
+    assert [(f.line, f.code, f.task) for f in deferred.findings] == [(13, "IDM004", "b")]
+    parse_everything(monkeypatch)
+    assert summary(deferred) == summary(lint_paths([str(tmp_path)], jobs=1))
+
+
 def test_code_no_task_reaches_is_never_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
     parsed = parsed_later(monkeypatch)
     loaded = load(
@@ -119,8 +224,6 @@ def test_what_detection_needs_is_parsed_up_front() -> None:
         """\
         import celery
         from celery import Task as BaseTask, shared_task as background_task
-        from rq import Queue
-
         Base = celery.Task
 
 
@@ -147,14 +250,6 @@ def test_what_detection_needs_is_parsed_up_front() -> None:
             functions = ["a"]
 
 
-        def enqueues():
-            Queue().enqueue(registered)
-
-
-        def configures(app):
-            app.conf.task_acks_late = True
-
-
         def registered():
             pass
         """
@@ -162,6 +257,15 @@ def test_what_detection_needs_is_parsed_up_front() -> None:
     assert loaded.later is not None
     waiting = {segment.definition().name for segment in loaded.later.waiting.values()}  # type: ignore[union-attr]
     assert waiting == {"registered"}
+
+
+@pytest.mark.parametrize(
+    "body",
+    ["Queue().enqueue(registered)", "app.conf.task_acks_late = True", "app.conf.update(CELERY_ACKS_LATE=True)"],
+)
+def test_a_module_that_enqueues_or_sets_late_acks_is_parsed_whole(body: str) -> None:
+    loaded = load(f"from rq import Queue\n\n\ndef registered():\n    pass\n\n\ndef uses(app):\n    {body}\n")
+    assert loaded.later is None
 
 
 def test_a_function_registered_by_name_is_a_task_in_its_place() -> None:
