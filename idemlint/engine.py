@@ -553,7 +553,8 @@ def _locate(
             )
         }
         try:
-            positions = locate(pieces, [item.node for item in items], likely)
+            lines = io.StringIO(loaded.text, newline="").readlines()
+            positions = locate(pieces, [item.node for item in items], lines, likely)
         except Exception as error:
             problems.append(internal_error(loaded.path, "position computation", error))
             continue

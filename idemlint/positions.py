@@ -4,15 +4,17 @@ libcst's ``PositionProvider`` generates the code of the whole module and
 visits every node; on a large module with one finding that costs twice the
 parse.  Instead, each top-level statement's first line comes from the
 CPython AST the engine already built when it screened the file, and
-positions are generated only for the top-level statements that hold a
-reported node, the ones a task walked first.
+positions are generated only for the innermost statements that hold a
+reported node.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
+import io
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
@@ -23,16 +25,17 @@ from idemlint.segments import Piece
 def locate(
     pieces: Sequence[Piece],
     nodes: Sequence[cst.CSTNode],
+    lines: Sequence[str],
     likely: Iterable[int] = (),
 ) -> Dict[int, CodeRange]:
     """``id(node) -> CodeRange`` for ``nodes``.
 
     ``pieces`` are a module's statements as parsed (the whole module, or
     what was parsed up front and each definition parsed later), each with
-    its CPython counterparts, which hold the line numbers.  ``likely``
-    holds ids of top-level statements (functions, classes) to search first:
-    those a task's trace walked.  A class is searched method by method,
-    since a model or client class can be thousands of lines long.
+    its CPython counterparts, which hold the line numbers; ``lines`` the
+    module's text, which gives each line's indentation.  ``likely`` holds
+    ids of top-level statements (functions, classes) to search first: those
+    a task's trace walked.
     """
     units: List[_Unit] = []
     for piece in pieces:
@@ -42,37 +45,107 @@ def locate(
                 return _whole_module(piece.module, nodes)
             raise ValueError("statements parsed apart do not line up with CPython's")
         units += found_units
-    wanted = {id(node): node for node in nodes}
-    found: Dict[int, CodeRange] = {}
+    wanted = {id(node) for node in nodes}
+    # Which unit holds each node, found by walking the units' trees (a tenth
+    # of the cost of generating their code); then each node is narrowed to
+    # the innermost statement holding it, and only those are generated.
+    contents = _Contents()
+    holders: Dict[int, _Unit] = {}
     first = set(likely)
     for unit in sorted(units, key=lambda u: u.top not in first):
-        if len(found) == len(wanted):
+        if len(holders) == len(wanted):
             break
-        alone, positions = _statement_positions(unit.module, unit.statement)
-        # Look the statement's own nodes up among the wanted ones, not the
-        # other way round: with a finding per task, a module of thousands of
-        # tasks would otherwise cost (tasks x findings) lookups.
-        for node, where in positions.items():
-            key = id(unit.statement) if node is alone else id(node)
-            if key in wanted and key not in found:
-                found[key] = _shifted(where, unit.first_line - 1, unit.indent)
-    if len(found) < len(wanted):
+        for key in (contents.of(unit.statement) & wanted) - holders.keys():
+            holders[key] = unit
+    if len(holders) < len(wanted):
         if len(pieces) == 1:
             return _whole_module(pieces[0].module, nodes)
         raise ValueError("a reported node is in no statement parsed")
+    by_unit: Dict[int, Tuple[_Unit, Set[int]]] = {}
+    for key, unit in holders.items():
+        narrowed = _narrowed(unit, key, contents)
+        by_unit.setdefault(id(narrowed.statement), (narrowed, set()))[1].add(key)
+    found: Dict[int, CodeRange] = {}
+    for unit, keys in by_unit.values():
+        alone, positions, code = _statement_positions(unit.module, unit.statement)
+        for node, where in positions.items():
+            key = id(unit.statement) if node is alone else id(node)
+            if key in keys:
+                found[key] = _shifted(where, unit.first_line, code, lines)
+    if len(found) < len(wanted):
+        if len(pieces) == 1:
+            return _whole_module(pieces[0].module, nodes)
+        raise ValueError("a reported node was not positioned in its statement")
     return found
+
+
+class _Contents:
+    """The ids of every node under a statement, walked once per statement."""
+
+    def __init__(self) -> None:
+        self._ids: Dict[int, Set[int]] = {}
+
+    def of(self, root: cst.CSTNode) -> Set[int]:
+        if id(root) not in self._ids:
+            found: Set[int] = set()
+            stack: List[cst.CSTNode] = [root]
+            while stack:
+                node = stack.pop()
+                found.add(id(node))
+                for name in _child_fields(type(node)):
+                    value = getattr(node, name)
+                    if isinstance(value, cst.CSTNode):
+                        stack.append(value)
+                    elif isinstance(value, (list, tuple)):
+                        stack.extend(item for item in value if isinstance(item, cst.CSTNode))
+            self._ids[id(root)] = found
+        return self._ids[id(root)]
+
+
+_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _child_fields(kind: type) -> Tuple[str, ...]:
+    if kind not in _FIELDS:
+        _FIELDS[kind] = tuple(field.name for field in dataclasses.fields(kind))
+    return _FIELDS[kind]
+
+
+def _narrowed(unit: _Unit, key: int, contents: _Contents) -> _Unit:
+    """The innermost statement of ``unit`` (a function, or a compound
+    statement's block, at any depth) that holds node ``key`` and can be
+    positioned on its own."""
+    while True:
+        inner = _inner_unit(unit, key, contents)
+        if inner is None:
+            return unit
+        unit = inner
+
+
+def _inner_unit(unit: _Unit, key: int, contents: _Contents) -> Optional[_Unit]:
+    statement, counterpart = unit.statement, unit.counterpart
+    block = getattr(statement, "body", None)
+    if isinstance(statement, cst.ClassDef) or not isinstance(block, cst.IndentedBlock):
+        return None  # a class's methods are units already; one-line bodies stay whole
+    members = _first_lines(block.body, getattr(counterpart, "body", None) or [])
+    if members is None:
+        return None
+    for member, line, member_counterpart in members:
+        if key in contents.of(member):
+            return _Unit(member, line, unit.top, unit.module, member_counterpart)
+    return None
 
 
 @dataclass(frozen=True)
 class _Unit:
-    """A statement positioned on its own: its first line and the indentation
-    to add to every column (a method inside a class)."""
+    """A statement positioned on its own (a top-level statement, a method, a
+    statement inside a function), and its first line."""
 
     statement: Statement
     first_line: int
-    indent: int
     top: int
     module: cst.Module  # whose indentation and newlines generate its code
+    counterpart: ast.stmt  # CPython's, for the statements inside it
 
 
 def _units(module: cst.Module, tree: ast.Module) -> Optional[List[_Unit]]:
@@ -84,25 +157,13 @@ def _units(module: cst.Module, tree: ast.Module) -> Optional[List[_Unit]]:
         top = id(statement)
         body = statement.body if isinstance(statement, cst.ClassDef) else None
         if isinstance(body, cst.IndentedBlock) and isinstance(counterpart, ast.ClassDef):
-            members = _first_lines(body.body, counterpart.body)
-            indent = len(body.indent if body.indent is not None else module.default_indent)
-            if members is not None and not _has_inline_multiline_strings(counterpart):
-                units += [_Unit(member, line, indent, top, module) for member, line, _ in members]
-        units.append(_Unit(statement, start, 0, top, module))
+            members = _first_lines(body.body, counterpart.body) or []
+            units += [
+                _Unit(member, line, top, module, member_counterpart)
+                for member, line, member_counterpart in members
+            ]
+        units.append(_Unit(statement, start, top, module, counterpart))
     return units
-
-
-def _has_inline_multiline_strings(node: ast.AST) -> bool:
-    """A multi-line string inside an expression: code after its last line is
-    not indented with the class, so columns cannot be shifted.  Docstrings
-    (a string statement of its own) are fine."""
-    standalone = {id(n.value) for n in ast.walk(node) if isinstance(n, ast.Expr)}
-    return any(
-        isinstance(n, (ast.Constant, ast.JoinedStr))
-        and n.end_lineno != n.lineno
-        and id(n) not in standalone
-        for n in ast.walk(node)
-    )
 
 
 Statement = Union[cst.SimpleStatementLine, cst.BaseCompoundStatement]
@@ -131,8 +192,8 @@ def _first_lines(
 
 def _statement_positions(
     module: cst.Module, statement: Statement
-) -> Tuple[cst.CSTNode, Mapping[cst.CSTNode, CodeRange]]:
-    """The statement on its own and the positions of its nodes there.
+) -> Tuple[cst.CSTNode, Mapping[cst.CSTNode, CodeRange], List[str]]:
+    """The statement on its own, the positions of its nodes there, and its code's lines.
 
     Without its leading blank lines and comments the statement starts on
     line 1 of a module of its own; its children are the same objects.
@@ -143,13 +204,28 @@ def _statement_positions(
         default_indent=module.default_indent,
         default_newline=module.default_newline,
     )
-    return alone, MetadataWrapper(single, unsafe_skip_copy=True).resolve(PositionProvider)
+    positions = MetadataWrapper(single, unsafe_skip_copy=True).resolve(PositionProvider)
+    return alone, positions, io.StringIO(single.code, newline="").readlines()
 
 
-def _shifted(where: CodeRange, lines: int, columns: int) -> CodeRange:
+def _shifted(where: CodeRange, first_line: int, code: Sequence[str], lines: Sequence[str]) -> CodeRange:
+    """A position in a statement's own code, moved to the module.
+
+    Most lines of a statement generated on its own lack the indentation of
+    the block it sits in; a line that continues a string spanning lines or
+    a backslash continuation does not (libcst keeps it as written).  The
+    module's own line says which.
+    """
+    def column(line: int, offset: int) -> int:
+        generated = code[line - 1].rstrip("\r\n")
+        actual = lines[first_line + line - 2].rstrip("\r\n")
+        if not actual.endswith(generated):
+            raise ValueError(f"line {first_line + line - 1} does not end with its statement's code")
+        return offset + len(actual) - len(generated)
+
     return CodeRange(
-        CodePosition(where.start.line + lines, where.start.column + columns),
-        CodePosition(where.end.line + lines, where.end.column + columns),
+        CodePosition(where.start.line + first_line - 1, column(where.start.line, where.start.column)),
+        CodePosition(where.end.line + first_line - 1, column(where.end.line, where.end.column)),
     )
 
 

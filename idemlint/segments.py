@@ -93,12 +93,16 @@ _DECORATOR_WORDS = (
     | catalog.UNIMPORTED_TASK_DECORATOR_NAMES
 )
 _BASE_WORDS = frozenset(name.rpartition(".")[2] for name in catalog.CELERY_TASK_BASES)
-# A module that mentions these is parsed whole: detection then scans every
-# body for registrations (``queue.enqueue(f)``, ``app.task(f)`` in a method,
-# arq's ``func(f)``), and IDM009 reads every statement for late-ack settings
-# (module constants, ``Celery(**options)`` in a class body).  Without them
-# neither looks beyond what is parsed up front.
-_WHOLE_MODULE_WORDS = re.compile(r"enqueue|acks_late|ACKS_LATE")
+# In a module that enqueues, detection scans every body for registrations
+# (``queue.enqueue(f)``, ``app.task(f)`` in a method, arq's ``func(f)``);
+# in one that sets late acks, IDM009 reads every statement for settings
+# (``app.conf``, ``Celery(...)``, task options, a class's attributes).  A
+# definition that mentions any of what they look for is then parsed up front.
+_ENQUEUE = re.compile(r"enqueue")
+_LATE_ACKS = re.compile(r"acks_late|ACKS_LATE")
+_ARQ_WRAPPER_WORDS = frozenset(name.rpartition(".")[2] for name in catalog.ARQ_WRAPPERS)
+_CELERY_CONFIG_WORDS = frozenset({"Celery", "conf"})
+_SETTING_WORDS = r"enqueue|acks_late|ACKS_LATE|reject_on_worker_lost|REJECT_ON_WORKER_LOST"
 # Aliases are followed this many assignments deep (``b = a; c = b``).
 MAX_ALIAS_DEPTH = 5
 
@@ -141,16 +145,15 @@ class Screen:
         self._calls_decorator = decorators
         self._wrapper_names = self._wrappers()
         self._decorators = _closure(decorators | self._wrapper_names, bindings)
+        self._read_everywhere = self._words_read_everywhere(bindings)
 
     def deferred(self) -> Dict[int, Segment]:
         """Segment number -> segment, for the definitions parsed only when asked for."""
-        if _WHOLE_MODULE_WORDS.search("".join(self._lines)):
-            return {}
         waiting: Dict[int, Segment] = {}
         classes: Dict[str, int] = {}
         for segment in self._segments:
             definition = segment.definition()
-            if definition is None or self._needed(definition):
+            if definition is None or self._needed(segment, definition):
                 continue
             waiting[segment.number] = segment
             if isinstance(definition, ast.ClassDef):
@@ -197,7 +200,21 @@ class Screen:
     def _text(self, segment: Segment) -> str:
         return "".join(self._lines[segment.first_line - 1 : segment.last_line])
 
-    def _needed(self, definition: _AnyDefinition) -> bool:
+    def _words_read_everywhere(self, bindings: Sequence[Tuple[str, str]]) -> Optional["re.Pattern[str]"]:
+        text = "".join(self._lines)
+        words: Set[str] = set()
+        if _ENQUEUE.search(text):
+            words |= self._decorators | _closure(set(_ARQ_WRAPPER_WORDS), bindings)
+        if _LATE_ACKS.search(text):
+            words |= self._decorators | _closure(set(_CELERY_CONFIG_WORDS), bindings)
+        if not words:
+            return None
+        alternatives = "|".join(sorted(re.escape(word) for word in words))
+        return re.compile(rf"\b(?:{alternatives})\b|{_SETTING_WORDS}")
+
+    def _needed(self, segment: Segment, definition: _AnyDefinition) -> bool:
+        if self._read_everywhere is not None and self._read_everywhere.search(self._text(segment)):
+            return True
         if isinstance(definition, ast.ClassDef):
             return self._needed_class(definition)
         return definition.name in self._wrapper_names or self._decorated_as_task(definition)

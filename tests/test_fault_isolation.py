@@ -85,11 +85,11 @@ def test_position_computation_raising_on_one_file_is_isolated(
 
     original = idemlint.positions.locate
 
-    def locate(pieces: Any, nodes: Any, likely: Any = ()) -> Any:
+    def locate(pieces: Any, nodes: Any, lines: Any, likely: Any = ()) -> Any:
         trees = [piece.tree for piece in pieces]
         if any(n.name == "fragile" for t in trees for n in ast.walk(t) if isinstance(n, ast.FunctionDef)):
             raise ValueError("boom\nsecond line")
-        return original(pieces, nodes, likely)
+        return original(pieces, nodes, lines, likely)
 
     monkeypatch.setattr(idemlint.positions, "locate", locate)
     status, out, err = run_cli(capsys, files)

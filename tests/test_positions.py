@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import io
 import pathlib
 
 import libcst as cst
@@ -38,6 +39,43 @@ class C:
 x = 1; y = g(2)
 '''
 
+# Statements inside functions are positioned on their own too: blocks at
+# several depths and indentations, one-line bodies, statements joined by
+# semicolons, continuations, nested decorated functions, strings spanning
+# lines inside expressions (whose statement cannot be shifted) and as
+# docstrings (which can).
+NESTED = '''\
+def task(order):
+    """Docstring
+    over two lines."""
+    if order:
+      for item in order.items:
+            call(item); other(item)
+            with lock(item) as held:
+                    held.use(call(1))
+    else: call(2)
+    total = compute(1,
+                    2) \\
+        + more(3)
+    message = f"""line one
+    {render(order)}""" + tail(4)
+    try:
+        send(order)
+    except Error:
+        retry(order)
+    finally:
+        close(order)
+
+    @decorate(5)
+    def inner():
+        return nested(6)
+
+
+def tabbed(order):
+\tif order:
+\t\ttabbed_call(7)
+'''
+
 
 def every_call(module: cst.Module) -> list:
     calls = []
@@ -55,12 +93,12 @@ def every_call(module: cst.Module) -> list:
 
 @pytest.mark.parametrize(
     "source",
-    [SAMPLE, *[path.read_text("utf-8") for path in FIXTURES[:12]]],
-    ids=["sample", *[path.name for path in FIXTURES[:12]]],
+    [SAMPLE, NESTED, *[path.read_text("utf-8") for path in FIXTURES]],
+    ids=["sample", "nested", *[path.name for path in FIXTURES]],
 )
 def test_statement_positions_match_whole_module_positions(source: str) -> None:
     module = cst.parse_module(source)
     nodes = every_call(module)
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    located = locate([Piece(module, ast.parse(source))], nodes)
+    located = locate([Piece(module, ast.parse(source))], nodes, io.StringIO(source, newline="").readlines())
     assert {id(n): located[id(n)] for n in nodes} == {id(n): expected[n] for n in nodes}
