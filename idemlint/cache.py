@@ -85,11 +85,22 @@ class Cache:
 
     def put(self, key: str, entry: Entry) -> None:
         """Store ``entry`` as the newest variant of ``key``."""
+        older = [v for v in self._variants.get(key, []) if v.dependencies != entry.dependencies]
+        self._write(key, [entry, *older][:MAX_VARIANTS])
+
+    def promote(self, key: str, entry: Entry) -> None:
+        """Make a variant that was just used the newest, so that a run of edits
+        elsewhere (each a new variant) does not push out the state the files
+        keep returning to.  Nothing is written when it is the newest already."""
+        variants = self._variants.get(key, [])
+        if variants and variants[0] is not entry and any(v is entry for v in variants):
+            self._write(key, [entry, *(v for v in variants if v is not entry)])
+
+    def _write(self, key: str, variants: List[Entry]) -> None:
         if self.error is not None:
             return
         self._used.add(key)
-        older = [v for v in self._variants.get(key, []) if v.dependencies != entry.dependencies]
-        variants = [entry, *older][:MAX_VARIANTS]
+        self._variants[key] = variants
         try:
             if not self._written:
                 self._prepare()

@@ -285,6 +285,7 @@ def _cached(cache: "Cache", key: str, known: _Known) -> Optional[_FileResult]:
     """The stored variant whose dependencies all still hold, if any."""
     for entry in cache.get(key):
         if all(_holds(dependency, known) for dependency in entry.dependencies):
+            cache.promote(key, entry)
             return _FileResult(entry.findings, entry.problems, entry.suppressed)
     return None
 

@@ -14,7 +14,7 @@ from typing import Dict, List
 import pytest
 
 from idemlint import engine, lint_paths
-from idemlint.cache import DIRECTORY_NAME, Cache
+from idemlint.cache import DIRECTORY_NAME, MAX_VARIANTS, Cache
 from idemlint.cli import main
 from idemlint.settings import DEFAULT_SETTINGS, Settings
 
@@ -168,6 +168,33 @@ def test_unchanged_files_are_not_analysed_again(
     cold = lint_paths([str(tmp_path)], cache=Cache(cache_dir, DEFAULT_SETTINGS))
     monkeypatch.setattr(engine, "_analyse_chunks", None)
     assert lint_paths([str(tmp_path)], cache=Cache(cache_dir, DEFAULT_SETTINGS)) == cold
+
+
+def test_a_state_the_files_return_to_outlives_many_edits(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each edit of a helper stores a new variant for the tasks that reach
+    it; the variant in use when the edits are undone must still be there."""
+    write(tmp_path, SHOP)
+    cache_dir = str(tmp_path / DIRECTORY_NAME)
+    billing = tmp_path / "shop" / "billing.py"
+    original = billing.read_text()
+    cold = lint_paths([str(tmp_path)], cache=Cache(cache_dir, DEFAULT_SETTINGS))
+    analysed: List[int] = []
+    analyse = engine._analyse_chunks
+
+    def counting(chunks: List[List[object]], *args: object) -> object:
+        analysed.append(sum(len(chunk) for chunk in chunks))
+        return analyse(chunks, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "_analyse_chunks", counting)
+    for edit in range(2 * MAX_VARIANTS):
+        billing.write_text(original + f"\n# edit {edit}\n")
+        lint_paths([str(tmp_path)], cache=Cache(cache_dir, DEFAULT_SETTINGS))
+        billing.write_text(original)
+        analysed.clear()
+        assert lint_paths([str(tmp_path)], cache=Cache(cache_dir, DEFAULT_SETTINGS)) == cold
+        assert analysed == [], f"undone edit {edit} analysed {analysed} files again"
 
 
 def test_other_settings_do_not_reuse_entries(tmp_path: pathlib.Path) -> None:
