@@ -17,14 +17,16 @@ started from the application's parent directory:
 - ``ruff``: ``ruff check --no-cache`` with its default rules;
 - ``flake8``: ``flake8 -j 2`` (default checks) from a virtual environment
   (made once in the cache directory) holding the same flake8, pycodestyle and
-  pyflakes but not idemlint;
-- ``flake8 + idemlint``: the same flake8 in this interpreter, where the
-  idemlint plugin is installed and runs by default.
+  pyflakes as this interpreter, and not idemlint;
+- ``flake8 + idemlint``: the same from a second such environment where this
+  checkout's idemlint is installed (again on every run), so the plugin is
+  the only difference.
 
 The commands alternate: round after round, each command once, so that a
 noisy neighbour slows all of them alike; the table gives the median of the
 rounds, the ratios of those medians, and the peak resident memory of the
-largest process (the parent or one worker).  ``--write`` replaces the part of
+largest process (the parent or one worker), measured by GNU time
+(``/usr/bin/time``, needed).  ``--write`` replaces the part of
 a Markdown file between ``<!-- bench:begin -->`` and ``<!-- bench:end -->``
 with the table, the machine and the versions.
 """
@@ -38,6 +40,7 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from importlib import metadata
@@ -61,6 +64,7 @@ APPLICATIONS: Tuple[Application, ...] = (
     Application("sentry", "23.7.1", "sentry"),
 )
 FLAKE8_PACKAGES = ("flake8", "pycodestyle", "pyflakes", "mccabe")
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 READ_EVERY_FILE = (
     "import os, sys\n"
@@ -99,21 +103,34 @@ def bin_path(name: str) -> str:
     return os.path.join(os.path.dirname(sys.executable), name)
 
 
-def flake8_only_environment(cache: str) -> str:
-    """A virtual environment with this interpreter's flake8 and its checkers, no idemlint."""
+def flake8_environments(cache: str) -> Tuple[str, str]:
+    """Two virtual environments with this interpreter's flake8 and its
+    checkers: one without idemlint, one with this checkout's idemlint
+    (installed again on every run), so that the plugin is all they differ by."""
     pins = [f"{name}=={metadata.version(name)}" for name in FLAKE8_PACKAGES]
-    directory = os.path.join(cache, "venv-flake8-" + "-".join(p.split("==")[1] for p in pins))
+    versions = "-".join(p.split("==")[1] for p in pins)
+    without = _environment(os.path.join(cache, f"venv-flake8-{versions}"), pins)
+    with_plugin = _environment(os.path.join(cache, f"venv-flake8-idemlint-{versions}"), pins)
+    python = os.path.join(os.path.dirname(with_plugin), "python")
+    install = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    subprocess.run([*install, REPOSITORY], check=True)  # with libcst and click
+    subprocess.run([*install, "--force-reinstall", "--no-deps", REPOSITORY], check=True)
+    return without, with_plugin
+
+
+def _environment(directory: str, packages: Sequence[str]) -> str:
     flake8 = os.path.join(directory, "bin", "flake8")
     if not os.path.exists(flake8):
         subprocess.run([sys.executable, "-m", "venv", directory], check=True)
         subprocess.run([os.path.join(directory, "bin", "python"), "-m", "pip", "install", "--quiet",
-                        "--disable-pip-version-check", *pins], check=True)
+                        "--disable-pip-version-check", *packages], check=True)
     return flake8
 
 
 def commands(
-    package: str, config: str, warm_cache: str, flake8_only: str, task_file: str
+    package: str, config: str, warm_cache: str, flake8s: Tuple[str, str], task_file: str
 ) -> List[Command]:
+    flake8_only, flake8_with_plugin = flake8s
     idemlint = (bin_path("idemlint"), "check", "--exit-zero", "--config", config)
     return [
         Command("read", (sys.executable, "-c", READ_EVERY_FILE, package)),
@@ -126,7 +143,7 @@ def commands(
         ),
         Command("ruff", (bin_path("ruff"), "check", "--no-cache", "--exit-zero", "--quiet", package)),
         Command("flake8", (flake8_only, "-j", "2", "--exit-zero", package)),
-        Command("flake8 + idemlint", (bin_path("flake8"), "-j", "2", "--exit-zero", package)),
+        Command("flake8 + idemlint", (flake8_with_plugin, "-j", "2", "--exit-zero", package)),
     ]
 
 
@@ -146,20 +163,23 @@ def run(command: Command, cwd: str) -> Sample:
             handle.write(original)
 
 
+# A process started from this (large) Python process counts this process's
+# memory in its own peak: Linux folds the memory it had before exec into it.
+# GNU time starts the command from a small process, so its peak is the
+# command's own (the largest of its process and its waited workers, in KiB).
+GNU_TIME = "/usr/bin/time"
+
+
 def _run(command: Command, cwd: str) -> Sample:
-    start = time.perf_counter()
-    process = subprocess.Popen(command.argv, cwd=cwd, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE)
-    assert process.stderr is not None
-    errors = process.stderr.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode not in (0, 2):
-        raise SystemExit(f"{command.label} failed ({process.returncode}):\n{errors.decode()}")
-    # ru_maxrss of a waited child covers its own waited children: the largest
-    # single process, in KiB on Linux.
-    return Sample(seconds, int(usage.ru_maxrss))
+    with tempfile.NamedTemporaryFile("r", suffix=".peak") as peak:
+        timed = (GNU_TIME, "-f", "%M", "-o", peak.name, *command.argv)
+        start = time.perf_counter()
+        process = subprocess.run(timed, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                 check=False)
+        seconds = time.perf_counter() - start
+        if process.returncode not in (0, 2):
+            raise SystemExit(f"{command.label} failed ({process.returncode}):\n{process.stderr.decode()}")
+        return Sample(seconds, int(peak.read().split()[-1]))
 
 
 def count_source(package: str) -> Tuple[int, int]:
@@ -191,7 +211,7 @@ def count_findings(command: Command, cwd: str) -> int:
     return len(completed.stdout.splitlines())
 
 
-def measure(cache: str, application: Application, rounds: int, flake8_only: str) -> Measured:
+def measure(cache: str, application: Application, rounds: int, flake8s: Tuple[str, str]) -> Measured:
     root = os.path.join(cache, application.label)
     unpack(download(cache, application), root)
     package_dir = package_directory(root, application.package)
@@ -199,7 +219,7 @@ def measure(cache: str, application: Application, rounds: int, flake8_only: str)
     config = neutral_config(cache)
     warm_cache = os.path.join(cache, "idemlint-cache", application.label)
     task_file = busiest_task_file(package_dir)
-    planned = commands(package, config, warm_cache, flake8_only, task_file)
+    planned = commands(package, config, warm_cache, flake8s, task_file)
     findings = count_findings(planned[1], cwd)
     run(planned[2], cwd)  # fills the cache the warm runs read
     samples: Dict[str, List[Sample]] = {command.label: [] for command in planned}
@@ -311,9 +331,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise SystemExit(f"{tool} is not installed beside {sys.executable} (pip install . ruff)")
     cache = os.path.abspath(os.path.expanduser(arguments.cache))
     os.makedirs(cache, exist_ok=True)
-    flake8_only = flake8_only_environment(cache)
+    if not os.access(GNU_TIME, os.X_OK):
+        raise SystemExit(f"{GNU_TIME} (GNU time) is needed to measure peak memory")
+    flake8s = flake8_environments(cache)
     selected = [a for a in APPLICATIONS if not arguments.only or a.name in arguments.only]
-    results = [measure(cache, application, arguments.runs, flake8_only) for application in selected]
+    results = [measure(cache, application, arguments.runs, flake8s) for application in selected]
     text = report(results, arguments.runs)
     print(text)
     if arguments.write:
