@@ -9,10 +9,12 @@ function or class that :class:`Screen` finds no use for up front stays text;
 it is parsed on its own when the analysis asks for it by name (a helper a
 task calls, a class whose instance a task makes).
 
-Everything detection iterates over is parsed up front: decorated functions,
-``Task`` subclasses, functions that may wrap a task decorator, arq settings,
-bodies that enqueue or set ``acks_late``.  What detection finds therefore
-never depends on what an analysis happened to ask for before.
+Everything detection and IDM009 can find is parsed up front: functions
+with a decorator that may make a task, ``Task`` subclasses, functions that
+may wrap a task decorator, arq settings, and, in a module that enqueues or
+sets late acks, any definition mentioning what they then read.  What is
+found therefore never depends on what an analysis asked for before, and
+equals what parsing the whole module finds (tests/test_segments.py).
 """
 
 from __future__ import annotations
