@@ -6,8 +6,7 @@ import json
 import pathlib
 
 import pytest
-
-from idemlint.cli import main
+from conftest import RunCli
 
 TASK = """\
 import requests
@@ -29,14 +28,8 @@ def project(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.
     return tmp_path
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> "tuple[int, str, str]":
-    status = main(list(argv))
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
-
-
-def test_write_baseline_records_and_exits_zero(project: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, err = run(capsys, "check", "--write-baseline", "idemlint-baseline.json", "src")
+def test_write_baseline_records_and_exits_zero(project: pathlib.Path, run_cli: RunCli) -> None:
+    status, out, err = run_cli("check", "--write-baseline", "idemlint-baseline.json", "src")
     assert (status, out) == (0, "")
     assert err == "idemlint: recorded 1 finding in idemlint-baseline.json\n"
     document = json.loads((project / "idemlint-baseline.json").read_text())
@@ -48,58 +41,58 @@ def test_write_baseline_records_and_exits_zero(project: pathlib.Path, capsys: py
 
 
 def test_baseline_hides_old_findings_across_line_moves_and_reports_new_ones(
-    project: pathlib.Path, capsys: pytest.CaptureFixture[str]
+    project: pathlib.Path, run_cli: RunCli
 ) -> None:
-    run(capsys, "check", "--write-baseline", "baseline.json", "src")
+    run_cli("check", "--write-baseline", "baseline.json", "src")
     tasks = project / "src" / "tasks.py"
     # Lines above moved it; whitespace inside the offending line is normalised away.
     tasks.write_text("# an unrelated comment\n\n" + TASK.replace("{'id': order_id}", "{'id':   order_id}"))
-    assert run(capsys, "check", "--baseline", "baseline.json", "src") == (0, "", "")
+    assert run_cli("check", "--baseline", "baseline.json", "src") == (0, "", "")
     tasks.write_text("# an unrelated comment\n\n" + TASK + NEW_BUG)
-    status, out, err = run(capsys, "check", "--baseline", "baseline.json", "src")
+    status, out, err = run_cli("check", "--baseline", "baseline.json", "src")
     assert (status, err) == (1, "")
     [line] = out.splitlines()
     assert line.startswith("src/tasks.py:9:5: IDM002 ")
 
 
-def test_identical_findings_are_counted(project: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_identical_findings_are_counted(project: pathlib.Path, run_cli: RunCli) -> None:
     tasks = project / "src" / "tasks.py"
     tasks.write_text(TASK + SAME_CALL)
-    run(capsys, "check", "--write-baseline", "baseline.json", "src")
+    run_cli("check", "--write-baseline", "baseline.json", "src")
     assert json.loads((project / "baseline.json").read_text())["entries"][0]["count"] == 2
     tasks.write_text(TASK + SAME_CALL + SAME_CALL)
-    status, out, _ = run(capsys, "check", "--baseline", "baseline.json", "src")
+    status, out, _ = run_cli("check", "--baseline", "baseline.json", "src")
     assert status == 1 and len(out.splitlines()) == 1
 
 
-def test_stale_entries_are_summarised_in_one_line(project: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_stale_entries_are_summarised_in_one_line(project: pathlib.Path, run_cli: RunCli) -> None:
     tasks = project / "src" / "tasks.py"
     tasks.write_text(TASK + NEW_BUG)
-    run(capsys, "check", "--write-baseline", "baseline.json", "src")
+    run_cli("check", "--write-baseline", "baseline.json", "src")
     tasks.write_text(TASK.replace("json={'id': order_id})", "json={'id': order_id}, headers={'Idempotency-Key': f'notify-{order_id}'})"))
-    status, out, err = run(capsys, "check", "--baseline", "baseline.json", "src")
+    status, out, err = run_cli("check", "--baseline", "baseline.json", "src")
     assert (status, out) == (0, "")
     assert err == "idemlint: 2 baseline entries no longer match; run --write-baseline to shrink it\n"
 
 
 def test_rewriting_an_unchanged_baseline_is_byte_identical(
-    project: pathlib.Path, capsys: pytest.CaptureFixture[str]
+    project: pathlib.Path, run_cli: RunCli
 ) -> None:
     (project / "src" / "more.py").write_text(TASK.replace("notify", "remind") + NEW_BUG)
-    run(capsys, "check", "--write-baseline", "baseline.json", "src")
+    run_cli("check", "--write-baseline", "baseline.json", "src")
     first = (project / "baseline.json").read_bytes()
-    run(capsys, "check", "--write-baseline", "baseline.json", "src", "--jobs", "2")
+    run_cli("check", "--write-baseline", "baseline.json", "src", "--jobs", "2")
     assert (project / "baseline.json").read_bytes() == first
     entries = json.loads(first)["entries"]
     assert entries == sorted(entries, key=lambda e: (e["path"], e["code"], e["task"], e["source_hash"]))
 
 
 def test_baseline_paths_are_relative_to_the_baseline_file(
-    project: pathlib.Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    project: pathlib.Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    run(capsys, "check", "--write-baseline", "baseline.json", "src")
+    run_cli("check", "--write-baseline", "baseline.json", "src")
     monkeypatch.chdir(project / "src")
-    assert run(capsys, "check", "--baseline", "../baseline.json", "tasks.py") == (0, "", "")
+    assert run_cli("check", "--baseline", "../baseline.json", "tasks.py") == (0, "", "")
 
 
 @pytest.mark.parametrize(
@@ -112,17 +105,17 @@ def test_baseline_paths_are_relative_to_the_baseline_file(
     ],
 )
 def test_a_missing_or_broken_baseline_is_one_line(
-    project: pathlib.Path, capsys: pytest.CaptureFixture[str], content: "str | None", reason: str
+    project: pathlib.Path, run_cli: RunCli, content: "str | None", reason: str
 ) -> None:
     if content is not None:
         (project / "baseline.json").write_text(content)
-    status, out, err = run(capsys, "check", "--baseline", "baseline.json", "src")
+    status, out, err = run_cli("check", "--baseline", "baseline.json", "src")
     assert (status, out) == (2, "")
     assert len(err.strip().splitlines()) == 1 and reason in err
 
 
 def test_baseline_and_write_baseline_together_is_a_usage_error(
-    project: pathlib.Path, capsys: pytest.CaptureFixture[str]
+    project: pathlib.Path, run_cli: RunCli
 ) -> None:
-    status, _, err = run(capsys, "check", "--baseline", "a.json", "--write-baseline", "b.json", "src")
+    status, _, err = run_cli("check", "--baseline", "a.json", "--write-baseline", "b.json", "src")
     assert status == 2 and "cannot be used together" in err

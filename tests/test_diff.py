@@ -7,8 +7,7 @@ import pathlib
 import subprocess
 
 import pytest
-
-from idemlint.cli import main
+from conftest import RunCli
 
 TASKS = """\
 import requests
@@ -44,90 +43,84 @@ def repo(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.Pat
     return tmp_path
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> "tuple[int, str, str]":
-    status = main(list(argv))
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
-
-
 def change_refund_line(repo: pathlib.Path) -> None:
     source = (repo / "tasks.py").read_text()
     (repo / "tasks.py").write_text(source.replace("/refunds'", "/refunds/v2'"))
 
 
-def test_only_findings_on_changed_lines_are_reported(repo: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = run(capsys, "check", ".")
+def test_only_findings_on_changed_lines_are_reported(repo: pathlib.Path, run_cli: RunCli) -> None:
+    status, out, _ = run_cli("check", ".")
     assert [line.split(": ")[0] for line in out.splitlines()] == ["./tasks.py:6:5", "./tasks.py:10:5"]
     change_refund_line(repo)
-    status, out, err = run(capsys, "check", "--diff", "HEAD", ".")
+    status, out, err = run_cli("check", "--diff", "HEAD", ".")
     assert (status, err) == (1, "")
     assert [line.split(": ")[0] for line in out.splitlines()] == ["./tasks.py:10:5"]
 
 
-def test_nothing_changed_reports_nothing(repo: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(capsys, "check", "--diff", "HEAD", "tasks.py") == (0, "", "")
+def test_nothing_changed_reports_nothing(repo: pathlib.Path, run_cli: RunCli) -> None:
+    assert run_cli("check", "--diff", "HEAD", "tasks.py") == (0, "", "")
 
 
 def test_a_line_moved_by_an_insertion_above_is_not_touched(
-    repo: pathlib.Path, capsys: pytest.CaptureFixture[str]
+    repo: pathlib.Path, run_cli: RunCli
 ) -> None:
     (repo / "tasks.py").write_text("# a new first line\n" + TASKS)
-    status, out, _ = run(capsys, "check", "--diff", "HEAD", "tasks.py")
+    status, out, _ = run_cli("check", "--diff", "HEAD", "tasks.py")
     assert (status, out) == (0, "")
 
 
-def test_untracked_files_count_as_changed(repo: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_untracked_files_count_as_changed(repo: pathlib.Path, run_cli: RunCli) -> None:
     (repo / "new_tasks.py").write_text(TASKS)
-    status, out, _ = run(capsys, "check", "--diff", "HEAD", ".")
+    status, out, _ = run_cli("check", "--diff", "HEAD", ".")
     assert status == 1
     assert [line.split(": ")[0] for line in out.splitlines()] == [
         "./new_tasks.py:6:5", "./new_tasks.py:10:5",
     ]
 
 
-def test_file_problems_only_on_touched_files(repo: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_file_problems_only_on_touched_files(repo: pathlib.Path, run_cli: RunCli) -> None:
     (repo / "broken.py").write_text(BROKEN)
     git(repo, "add", "broken.py")
     git(repo, "commit", "-q", "-m", "broken")
     change_refund_line(repo)
-    status, out, _ = run(capsys, "check", "--diff", "HEAD", ".")
+    status, out, _ = run_cli("check", "--diff", "HEAD", ".")
     assert status == 1 and "broken.py" not in out
     (repo / "broken.py").write_text(BROKEN + "# touched\n")
-    status, out, _ = run(capsys, "check", "--diff", "HEAD", ".")
+    status, out, _ = run_cli("check", "--diff", "HEAD", ".")
     assert status == 2 and "./broken.py:4:" in out
 
 
 def test_a_diff_read_from_stdin(
-    repo: pathlib.Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    repo: pathlib.Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     change_refund_line(repo)
     patch = git(repo, "diff")
     monkeypatch.setattr("sys.stdin", io.StringIO(patch))
-    status, out, _ = run(capsys, "check", "--diff", "-", "tasks.py")
+    status, out, _ = run_cli("check", "--diff", "-", "tasks.py")
     assert status == 1
     assert [line.split(": ")[0] for line in out.splitlines()] == ["tasks.py:10:5"]
 
 
-def test_unknown_revision_is_one_line(repo: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, err = run(capsys, "check", "--diff", "no-such-branch", ".")
+def test_unknown_revision_is_one_line(repo: pathlib.Path, run_cli: RunCli) -> None:
+    status, out, err = run_cli("check", "--diff", "no-such-branch", ".")
     assert (status, out) == (2, "")
     assert len(err.strip().splitlines()) == 1 and "no-such-branch" in err
 
 
 def test_an_option_shaped_revision_is_not_passed_to_git_as_an_option(
-    repo: pathlib.Path, capsys: pytest.CaptureFixture[str]
+    repo: pathlib.Path, run_cli: RunCli
 ) -> None:
-    status, _, err = run(capsys, "check", "--diff=--output=pwned", ".")
+    status, _, err = run_cli("check", "--diff=--output=pwned", ".")
     assert status == 2 and "unknown git revision" in err
     assert not (repo / "pwned").exists()
 
 
 def test_outside_a_git_repository_is_one_line(
-    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: pathlib.Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
     monkeypatch.chdir(tmp_path)
     (tmp_path / "tasks.py").write_text(TASKS)
-    status, out, err = run(capsys, "check", "--diff", "HEAD", "tasks.py")
+    status, out, err = run_cli("check", "--diff", "HEAD", "tasks.py")
     assert (status, out) == (2, "")
     assert len(err.strip().splitlines()) == 1 and "not inside a git repository" in err

@@ -10,8 +10,8 @@ from typing import Any, Dict, List
 
 import jsonschema
 import pytest
+from conftest import RunCli
 
-from idemlint.cli import main
 from idemlint.report.github import escape_data, escape_property
 from idemlint.rules import RULES
 
@@ -115,21 +115,15 @@ def project(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.
     return tmp_path
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> "tuple[int, str, str]":
-    status = main(list(argv))
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
-
-
-def sarif_of(capsys: pytest.CaptureFixture[str], *paths: str) -> Dict[str, Any]:
-    status, out, _ = run(capsys, "check", "--format", "sarif", *paths)
+def sarif_of(run_cli: RunCli, *paths: str) -> Dict[str, Any]:
+    status, out, _ = run_cli("check", "--format", "sarif", *paths)
     assert status in (1, 2)
     log: Dict[str, Any] = json.loads(out)
     return log
 
 
-def test_sarif_is_valid_against_the_official_schema(project: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
-    log = sarif_of(capsys, "tasks.py")
+def test_sarif_is_valid_against_the_official_schema(project: pathlib.Path, run_cli: RunCli) -> None:
+    log = sarif_of(run_cli, "tasks.py")
     jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text())).validate(log)
     run_ = log["runs"][0]
     driver = run_["tool"]["driver"]
@@ -150,24 +144,24 @@ def test_sarif_is_valid_against_the_official_schema(project: pathlib.Path, capsy
 
 
 def test_sarif_paths_are_relative_to_the_git_top_level(
-    project: pathlib.Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    project: pathlib.Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     package = project / "shop" / "jobs"
     package.mkdir(parents=True)
     (package / "my tasks.py").write_text(TASK)
     monkeypatch.chdir(package)
-    log = sarif_of(capsys, "my tasks.py")
+    log = sarif_of(run_cli, "my tasks.py")
     [result] = log["runs"][0]["results"]
     uri = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
     assert uri == "shop/jobs/my%20tasks.py"
 
 
 def test_sarif_reports_unanalysable_files_as_notifications(
-    project: pathlib.Path, capsys: pytest.CaptureFixture[str]
+    project: pathlib.Path, run_cli: RunCli
 ) -> None:
     (project / "broken.py").write_text(BROKEN)
-    status, out, err = run(capsys, "check", "--format", "sarif", ".")
+    status, out, err = run_cli("check", "--format", "sarif", ".")
     assert status == 2
     log = json.loads(out)
     jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text())).validate(log)
@@ -178,9 +172,9 @@ def test_sarif_reports_unanalysable_files_as_notifications(
     assert "broken.py" in err and "E999" in err
 
 
-def _fingerprints(capsys: pytest.CaptureFixture[str]) -> List[str]:
-    sarif = sarif_of(capsys, "tasks.py")["runs"][0]["results"]
-    _, out, _ = run(capsys, "check", "--format", "gitlab", "tasks.py")
+def _fingerprints(run_cli: RunCli) -> List[str]:
+    sarif = sarif_of(run_cli, "tasks.py")["runs"][0]["results"]
+    _, out, _ = run_cli("check", "--format", "gitlab", "tasks.py")
     gitlab = json.loads(out)
     assert [issue["fingerprint"] for issue in gitlab] == [
         result["partialFingerprints"]["idemlint/v1"] for result in sarif
@@ -188,21 +182,21 @@ def _fingerprints(capsys: pytest.CaptureFixture[str]) -> List[str]:
     return [issue["fingerprint"] for issue in gitlab]
 
 
-def test_fingerprints_survive_a_blank_line_above(project: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
-    before = _fingerprints(capsys)
+def test_fingerprints_survive_a_blank_line_above(project: pathlib.Path, run_cli: RunCli) -> None:
+    before = _fingerprints(run_cli)
     (project / "tasks.py").write_text("\n" + TASK)
-    after = _fingerprints(capsys)
+    after = _fingerprints(run_cli)
     assert len(before) == 1 and before == after
 
 
-def test_identical_findings_have_distinct_fingerprints(project: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_identical_findings_have_distinct_fingerprints(project: pathlib.Path, run_cli: RunCli) -> None:
     (project / "tasks.py").write_text(TWO_FINDINGS)
-    first, second = _fingerprints(capsys)
+    first, second = _fingerprints(run_cli)
     assert first != second
 
 
-def test_rdjson_follows_reviewdogs_documented_fields(project: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = run(capsys, "check", "--format", "rdjson", "tasks.py")
+def test_rdjson_follows_reviewdogs_documented_fields(project: pathlib.Path, run_cli: RunCli) -> None:
+    status, out, _ = run_cli("check", "--format", "rdjson", "tasks.py")
     assert status == 1
     document = json.loads(out)
     jsonschema.validate(document, RDJSON_SCHEMA)
@@ -216,20 +210,20 @@ def test_rdjson_follows_reviewdogs_documented_fields(project: pathlib.Path, caps
     assert "without an idempotency key" in message and "Idempotency-Key" in fix
 
 
-def test_rdjson_columns_count_utf8_bytes(project: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_rdjson_columns_count_utf8_bytes(project: pathlib.Path, run_cli: RunCli) -> None:
     (project / "tasks.py").write_text(
         TASK.replace("    requests.post", "    é = 1; requests.post"), encoding="utf-8"
     )
-    _, text, _ = run(capsys, "check", "tasks.py")
+    _, text, _ = run_cli("check", "tasks.py")
     assert text.startswith("tasks.py:6:12: IDM002")  # characters
-    _, out, _ = run(capsys, "check", "--format", "rdjson", "tasks.py")
+    _, out, _ = run_cli("check", "--format", "rdjson", "tasks.py")
     [diagnostic] = json.loads(out)["diagnostics"]
     assert diagnostic["location"]["range"]["start"]["column"] == 13  # "é" is two bytes
 
 
-def test_gitlab_has_the_required_fields(project: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_gitlab_has_the_required_fields(project: pathlib.Path, run_cli: RunCli) -> None:
     (project / "broken.py").write_text(BROKEN)
-    status, out, err = run(capsys, "check", "--format", "gitlab", ".")
+    status, out, err = run_cli("check", "--format", "gitlab", ".")
     assert status == 2
     issues = json.loads(out)  # the broken file is on stderr, stdout stays valid
     jsonschema.validate(issues, GITLAB_SCHEMA)
@@ -252,10 +246,10 @@ def test_github_escaping_follows_the_actions_toolkit(raw: str, data: str, prop: 
     assert escape_property(raw) == prop
 
 
-def test_github_annotations(project: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_github_annotations(project: pathlib.Path, run_cli: RunCli) -> None:
     (project / "tasks.py").rename(project / "we%ird,na:me.py")
     (project / "broken.py").write_text(BROKEN)
-    status, out, err = run(capsys, "check", "--format", "github", ".")
+    status, out, err = run_cli("check", "--format", "github", ".")
     assert status == 2 and err == ""
     warning, error = out.splitlines()
     assert warning.startswith(
@@ -268,9 +262,9 @@ def test_github_annotations(project: pathlib.Path, capsys: pytest.CaptureFixture
 
 
 def test_output_file_is_written_and_stdout_stays_empty(
-    project: pathlib.Path, capsys: pytest.CaptureFixture[str]
+    project: pathlib.Path, run_cli: RunCli
 ) -> None:
-    status, out, err = run(capsys, "check", "--format", "sarif", "--output-file", "idemlint.sarif", "tasks.py")
+    status, out, err = run_cli("check", "--format", "sarif", "--output-file", "idemlint.sarif", "tasks.py")
     assert (status, out, err) == (1, "", "")
     log = json.loads((project / "idemlint.sarif").read_text())
     assert log["runs"][0]["results"][0]["ruleId"] == "IDM002"
@@ -279,18 +273,18 @@ def test_output_file_is_written_and_stdout_stays_empty(
 
 
 def test_output_file_in_a_missing_directory_is_one_line(
-    project: pathlib.Path, capsys: pytest.CaptureFixture[str]
+    project: pathlib.Path, run_cli: RunCli
 ) -> None:
-    status, out, err = run(capsys, "check", "--output-file", "nowhere/report.txt", "tasks.py")
+    status, out, err = run_cli("check", "--output-file", "nowhere/report.txt", "tasks.py")
     assert status == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and "nowhere/report.txt" in err
 
 
-def test_statistics_count_each_code(project: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_statistics_count_each_code(project: pathlib.Path, run_cli: RunCli) -> None:
     (project / "tasks.py").write_text(TWO_FINDINGS)
-    status, out, _ = run(capsys, "check", "--statistics", "tasks.py")
+    status, out, _ = run_cli("check", "--statistics", "tasks.py")
     assert status == 1
     assert out.splitlines()[-1] == "2  IDM002  missing-idempotency-key"
-    status, out, err = run(capsys, "check", "--format", "json", "--statistics", "tasks.py")
+    status, out, err = run_cli("check", "--format", "json", "--statistics", "tasks.py")
     assert len(json.loads(out)) == 2  # stdout stays valid JSON
     assert err == "2  IDM002  missing-idempotency-key\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pathlib
 
 import pytest
+from conftest import RunCli
 
 from idemlint.cli import main
 from idemlint.rules import RULES_BY_CODE
@@ -30,24 +31,18 @@ def project(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.
     return tmp_path
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> "tuple[int, str, str]":
-    status = main(list(argv))
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
-
-
-def test_a_noqa_on_a_clean_line_is_reported(project: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_noqa_on_a_clean_line_is_reported(project: pathlib.Path, run_cli: RunCli) -> None:
     write(project, post_comment="  # noqa: IDM002", get_comment="  # noqa: IDM002")
-    status, out, _ = run(capsys, "check", "--show-unused-noqa", "tasks.py")
+    status, out, _ = run_cli("check", "--show-unused-noqa", "tasks.py")
     assert status == 1
     assert out == (
         "tasks.py:7:53: IDM800 unused `# noqa` for IDM002: no IDM002 finding on this line to suppress\n"
     )
 
 
-def test_only_without_the_option(project: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_only_without_the_option(project: pathlib.Path, run_cli: RunCli) -> None:
     write(project, get_comment="  # noqa: IDM002")
-    status, out, _ = run(capsys, "check", "tasks.py")
+    status, out, _ = run_cli("check", "tasks.py")
     assert status == 1 and "IDM800" not in out
 
 
@@ -55,36 +50,36 @@ def test_only_without_the_option(project: pathlib.Path, capsys: pytest.CaptureFi
     "comment", ["  # noqa", "  # noqa: E501", "  # noqa:E501,W291", "  # type: ignore"]
 )
 def test_comments_for_other_tools_are_left_alone(
-    project: pathlib.Path, capsys: pytest.CaptureFixture[str], comment: str
+    project: pathlib.Path, run_cli: RunCli, comment: str
 ) -> None:
     write(project, post_comment="  # noqa: IDM00", get_comment=comment)
-    assert run(capsys, "check", "--show-unused-noqa", "tasks.py") == (0, "", "")
+    assert run_cli("check", "--show-unused-noqa", "tasks.py") == (0, "", "")
 
 
-def test_only_the_idemlint_codes_of_a_mixed_comment(project: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_only_the_idemlint_codes_of_a_mixed_comment(project: pathlib.Path, run_cli: RunCli) -> None:
     write(project, post_comment="  # noqa: IDM002", get_comment="  # noqa: E501, IDM013")
-    _, out, _ = run(capsys, "check", "--show-unused-noqa", "tasks.py")
+    _, out, _ = run_cli("check", "--show-unused-noqa", "tasks.py")
     assert "unused `# noqa` for IDM013:" in out and "E501" not in out
 
 
 def test_a_code_the_run_does_not_check_is_not_reported(
-    project: pathlib.Path, capsys: pytest.CaptureFixture[str]
+    project: pathlib.Path, run_cli: RunCli
 ) -> None:
     write(project, post_comment="  # noqa: IDM002", get_comment="  # noqa: IDM013")
-    assert run(capsys, "check", "--show-unused-noqa", "--ignore", "IDM013", "tasks.py") == (0, "", "")
+    assert run_cli("check", "--show-unused-noqa", "--ignore", "IDM013", "tasks.py") == (0, "", "")
 
 
-def test_files_without_tasks_are_read_too(project: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_files_without_tasks_are_read_too(project: pathlib.Path, run_cli: RunCli) -> None:
     (project / "helpers.py").write_text("import os\nHOME = os.environ['HOME']  # noqa: IDM001\n")
-    status, out, _ = run(capsys, "check", "--show-unused-noqa", ".")
+    status, out, _ = run_cli("check", "--show-unused-noqa", ".")
     assert status == 1 and out.startswith("./helpers.py:2:28: IDM800 ")
 
 
-def test_review_and_sarif_describe_it(project: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_review_and_sarif_describe_it(project: pathlib.Path, run_cli: RunCli) -> None:
     write(project, get_comment="  # noqa: IDM002")
-    _, out, _ = run(capsys, "check", "--show-unused-noqa", "--format", "review", "tasks.py")
+    _, out, _ = run_cli("check", "--show-unused-noqa", "--format", "review", "tasks.py")
     assert "IDM800 [unused-noqa] (configuration)" in out
-    _, out, _ = run(capsys, "check", "--show-unused-noqa", "--format", "sarif", "tasks.py")
+    _, out, _ = run_cli("check", "--show-unused-noqa", "--format", "sarif", "tasks.py")
     assert '"id": "IDM800"' in out
 
 
@@ -96,9 +91,9 @@ def test_it_is_not_a_rule(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_an_upper_case_noqa_is_read_like_flake8_reads_it(
-    project: pathlib.Path, capsys: pytest.CaptureFixture[str]
+    project: pathlib.Path, run_cli: RunCli
 ) -> None:
     write(project, get_comment="  # NOQA:IDM002")
-    status, out, _ = run(capsys, "check", "--show-unused-noqa", "tasks.py")
+    status, out, _ = run_cli("check", "--show-unused-noqa", "tasks.py")
     assert [line.split()[1] for line in out.splitlines()] == ["IDM002", "IDM800"]
     assert out.splitlines()[1].startswith("tasks.py:7:")
