@@ -151,16 +151,17 @@ def lint_paths(
             problems.append(item)
         else:
             named.append(item)
+    named = _in_path_order(named)
     files = named
     if project is not None:
-        files = [item for item in discover([project], selection) if isinstance(item, str)]
+        files = _in_path_order([item for item in discover([project], selection) if isinstance(item, str)])
     candidates, read_problems = _candidates(files, settings)
     results = _results(candidates, files, settings, jobs, cache)
     reported = _ReportedFiles(named if project is not None else None)
     findings: Dict[Tuple[str, int, int, str], Finding] = {}
     file_problems = list(read_problems)
     suppressed: List[Finding] = []
-    for result in results:  # in file order: the first task to reach a line names it
+    for result in results:  # in path order: the first task to reach a line names it
         for finding in result.findings:
             findings.setdefault((finding.path, finding.line, finding.column, finding.code), finding)
         file_problems += result.problems
@@ -172,6 +173,21 @@ def lint_paths(
         suppressed=tuple(sorted(set(suppressed), key=_order)),
         checked=tuple(named),
     )
+
+
+def _in_path_order(files: List[str]) -> List[str]:
+    """The files in the order a walk of their common root lists them, however
+    the command line ordered them.
+
+    Everything downstream keeps the order of the files it is given: which
+    file wins a module name two of them claim, and which task names a
+    finding in a helper that tasks of several files reach (the first
+    file's).  Sorting here makes both, and so baselines and SARIF
+    fingerprints, the same for any permutation.  (Which spelling of a file
+    named twice is kept is still the first one named: that is how the user
+    asked to see it.)
+    """
+    return sorted(files, key=lambda path: os.path.abspath(path).split(os.sep))
 
 
 class _ReportedFiles:
