@@ -168,15 +168,18 @@ def test_machine_formats_keep_paths_exact_and_valid(scene: pathlib.Path) -> None
     assert all(uri["uriBaseId"] == "%SRCROOT%" for uri in uris)
     # Percent-encoded bytes: the exact file names, even the one that is not UTF-8.
     assert sorted(os.fsdecode(unquote_to_bytes(uri["uri"])) for uri in uris) == names
+    _, out, _ = run_idemlint(scene, "--format", "json", ".")
+    exact = sorted(finding["path"][2:] for finding in json.loads(out))
+    assert exact == sorted(name for name in names if name != BROKEN_NAME)  # Python reads it back
     replaced = [name.encode("utf-8", "surrogateescape").decode("utf-8", "replace") for name in names]
     for output_format, paths_of in (
-        ("json", lambda doc: [f["path"][2:] for f in doc]),
         ("gitlab", lambda doc: [i["location"]["path"] for i in doc]),
         ("rdjson", lambda doc: [d["location"]["path"] for d in doc["diagnostics"]]),
     ):
         _, out, _ = run_idemlint(scene, "--format", output_format, ".")
         paths = sorted(paths_of(json.loads(out)))
         assert paths == sorted(p for p in replaced if not p.startswith("broken")), output_format
+        assert "\ufffd" in "".join(paths)
 
 
 def test_json_keeps_the_path_as_it_is(scene: pathlib.Path) -> None:

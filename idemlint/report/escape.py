@@ -10,9 +10,10 @@ reorder what the reader sees ("trojan source").
 :func:`visible` is the one escaping every human-readable format applies:
 such characters are written as Python writes them in a string literal
 (``\\n``, ``\\x1b``, ``\\u202e``), so they are visible and inert.  The JSON
-formats keep the text as it is (JSON escapes control characters itself) but
-need :func:`valid_unicode`: a file name that is not valid UTF-8 reaches us
-with lone surrogates (``surrogateescape``), which most JSON parsers refuse.
+formats keep the text as it is (JSON escapes control characters itself);
+a file name that is not valid UTF-8 reaches us with lone surrogates
+(``surrogateescape``), which the ``json`` format writes as Python does and
+the formats read by other tools replace with :func:`valid_unicode`.
 JSON written without ``ensure_ascii`` (the baseline, which people read)
 goes through :func:`json_escaped`, which writes the same characters as
 ``\\uXXXX`` escapes: the file reads back to exactly the same values.
