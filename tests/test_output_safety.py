@@ -414,3 +414,28 @@ def test_the_flake8_plugin_escapes_what_it_yields(monkeypatch: pytest.MonkeyPatc
     [(_, _, text, _)] = list(checker.run())
     assert text.startswith("IDM900 internal error in the flake8 plugin (ValueError: bad \\x1b[2J\\u202e input)")
     assert_inert(text)
+
+
+def test_a_configuration_error_quotes_the_key_escaped(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.idemlint]\n"\\u001b]0;pwned\\u0007\\u202e" = 1\n')
+    status, out, err = run_idemlint(tmp_path, ".")
+    assert status == 2 and out == ""
+    assert len(err.splitlines()) == 1
+    assert "\\x1b]0;pwned\\x07\\u202e" in err
+    assert_inert(err)
+
+
+def test_an_internal_error_quotes_its_exception_escaped(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, run_cli: RunCli
+) -> None:
+    from idemlint import cli
+
+    def explode(*args: object, **kwargs: object) -> None:
+        raise ValueError("bad entry \x1b[2J\u202e")  # a message quoting repository text
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli, "lint_paths", explode)
+    status, out, err = run_cli("check", ".")
+    assert status == 2 and out == ""
+    assert "ValueError: bad entry \\x1b[2J\\u202e." in err
+    assert_inert(err)
