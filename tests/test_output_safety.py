@@ -439,3 +439,15 @@ def test_an_internal_error_quotes_its_exception_escaped(
     assert status == 2 and out == ""
     assert "ValueError: bad entry \\x1b[2J\\u202e." in err
     assert_inert(err)
+
+
+def test_rdjson_paths_above_the_working_directory_stay_relative(
+    linked: pathlib.Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # reviewdog joins a relative path to the working directory's place in the
+    # repository: ../helpers.py from sub/ is helpers.py, which the diff names.
+    (linked / "sub").mkdir()
+    monkeypatch.chdir(linked / "sub")
+    named = [os.path.join("..", "tasks.py"), os.path.join("..", "helpers.py")]
+    assert reported_paths(run_cli, "rdjson", *named) == ["../helpers.py"]
+    assert reported_paths(run_cli, "gitlab", *named) == ["helpers.py"]

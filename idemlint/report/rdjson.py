@@ -4,7 +4,10 @@ The message carries the fix, since reviewdog posts the message as the review
 comment.  Columns are 1-based UTF-8 byte offsets and the end is exclusive,
 as reviewdog's ``Position`` and ``Range`` define them.  Paths are relative to
 the working directory, as the files were named (a symbolic link where it is,
-not at its target); a file outside it keeps its absolute path.  The message
+not at its target): reviewdog joins a relative path to the working
+directory's place in the repository, so ``../lib/x.py`` from a subdirectory
+still matches the diff.  A file outside the repository keeps its absolute
+path, which reviewdog leaves outside the diff.  The message
 goes through :func:`visible`: reviewdog posts it, or prints it to a terminal
 with ``-reporter=local``.
 """
@@ -17,6 +20,7 @@ from typing import Dict
 
 from idemlint.engine import LintResult
 from idemlint.findings import Finding
+from idemlint.git import report_root
 from idemlint.report.meta import PROJECT_URL, code_info
 from idemlint.report.escape import valid_unicode, visible
 from idemlint.report.source import ReportPaths, utf8_column
@@ -25,7 +29,7 @@ SOURCE = {"name": "idemlint", "url": PROJECT_URL}
 
 
 def render_rdjson(result: LintResult) -> str:
-    paths = ReportPaths.under(os.getcwd())  # reviewdog resolves paths from its working directory
+    paths = ReportPaths.under(report_root())
     document = {
         "source": SOURCE,
         "severity": "WARNING",
@@ -36,7 +40,7 @@ def render_rdjson(result: LintResult) -> str:
 
 def _diagnostic(finding: Finding, paths: ReportPaths) -> Dict[str, object]:
     info = code_info(finding.code)
-    path = paths.inside(finding.path) or os.path.abspath(finding.path)
+    path = paths.inside_from(finding.path, os.getcwd()) or os.path.abspath(finding.path)
     return {
         "message": f"{visible(finding.message)}\n\nFix: {info.fix}",
         "location": {

@@ -122,6 +122,15 @@ class ReportPaths:
                 return relative
         return None
 
+    def inside_from(self, path: str, directory: str) -> Optional[str]:
+        """``path`` relative to ``directory`` (a directory under the root, ``..``
+        allowed), or None when the file is outside the root."""
+        inside = self.inside(path)
+        if inside is None:
+            return None
+        located = os.path.join(self.real_root, *inside.split("/"))
+        return os.path.relpath(located, os.path.realpath(directory)).replace(os.sep, "/")
+
     def relative(self, path: str) -> str:
         """``path`` relative to the root, with ``..`` when it is outside (for identities)."""
         inside = self.inside(path)
