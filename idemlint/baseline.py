@@ -17,6 +17,7 @@ from typing import Dict, List, Sequence, Tuple
 
 from idemlint.atomic import write_atomic
 from idemlint.findings import Finding
+from idemlint.report.escape import json_escaped
 from idemlint.report.source import Identity, identities, offending_source, relative_to
 
 VERSION = 1
@@ -50,7 +51,10 @@ def write_baseline(path: str, findings: Sequence[Finding]) -> int:
         for identity, count in sorted(counts.items())
     ]
     document = {"tool": "idemlint", "version": VERSION, "entries": entries}
-    write_atomic(path, json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    text = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False)
+    # The file is reviewed and diffed as text: control characters and bidi
+    # overrides from file names and excerpts are written as JSON escapes.
+    write_atomic(path, json_escaped(text) + "\n")
     return len(findings)
 
 

@@ -21,6 +21,7 @@ from idemlint.cache import DIRECTORY_NAME, Cache
 from idemlint.engine import LintResult, lint_paths
 from idemlint.findings import Finding
 from idemlint.report import FORMATS, STRUCTURED_FORMATS, formatter
+from idemlint.report.escape import visible
 from idemlint.report.text import line_for
 
 # Only what every run needs is imported up front: a warm run is mostly
@@ -37,6 +38,10 @@ _CODE_PREFIX = re.compile(r"IDM\d{0,3}\Z")
 
 class ConfigurationError(click.ClickException):
     exit_code = EXIT_ERROR
+
+    def __init__(self, message: str) -> None:
+        # Messages quote keys of the checked repository's pyproject.toml and paths.
+        super().__init__(visible(message))
 
 
 def _code_prefixes(
@@ -346,7 +351,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         return EXIT_ERROR
     except Exception as error:
         click.echo(
-            f"idemlint: internal error: {type(error).__name__}: {error}. This is a bug "
+            f"idemlint: internal error: {type(error).__name__}: {visible(str(error))}. This is a bug "
             "in idemlint; please report it with the file that triggers it (see "
             "'Reporting a bug' in the README; IDEMLINT_DEBUG=1 prints the traceback).",
             err=True,

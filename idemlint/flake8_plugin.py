@@ -17,6 +17,7 @@ from typing import Any, Iterator, List, Sequence, Tuple, Type
 
 from idemlint import __version__
 from idemlint.config import ConfigError, find_config, load_settings
+from idemlint.report.escape import visible
 from idemlint.engine import INTERNAL_ERROR, LintResult, could_hold_tasks, internal_error, lint_source
 from idemlint.settings import DEFAULT_SETTINGS, Settings
 
@@ -69,7 +70,8 @@ class IdemlintChecker:
         except Exception as error:  # never break a flake8 run
             result = LintResult(problems=(internal_error(self.filename, "the flake8 plugin", error),))
         for finding in result.findings:
-            yield finding.line, finding.column - 1, f"{finding.code} {finding.message}", type(self)
+            # Escaped as the CLI's text format escapes them: flake8 prints them as they are.
+            yield finding.line, finding.column - 1, f"{finding.code} {visible(finding.message)}", type(self)
         for problem in result.problems:
             if problem.code == INTERNAL_ERROR:  # not E999 or E902: flake8 reports those itself
-                yield problem.line, problem.column - 1, f"{problem.code} {problem.message}", type(self)
+                yield problem.line, problem.column - 1, f"{problem.code} {visible(problem.message)}", type(self)

@@ -1,41 +1,51 @@
 """GitLab Code Quality: the Code Climate JSON subset GitLab reads.
 
-Paths are relative to the repository root; the fingerprint is the one SARIF
-uses, so GitLab's new/resolved comparison survives lines moving.
+Paths are relative to the repository root, as the files were named (a
+symbolic link where it is, not at its target); a file outside the root keeps
+its absolute path, which GitLab lists without linking it to the diff.  The
+fingerprint is the one SARIF uses, so GitLab's new/resolved comparison
+survives lines moving.  The description goes through :func:`visible`, as
+GitLab shows it to people.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from typing import Dict
 
 from idemlint.engine import LintResult
 from idemlint.findings import Finding
 from idemlint.git import report_root
+from idemlint.report.escape import valid_unicode, visible
 from idemlint.report.meta import code_info
-from idemlint.report.source import fingerprints, relative_to
+from idemlint.report.source import ReportPaths, fingerprints
 
 SEVERITY = "major"
 
 
 def render_gitlab(result: LintResult) -> str:
-    relative = relative_to(report_root())
+    paths = ReportPaths.under(report_root())
     issues = [
-        _issue(finding, fingerprint, relative(finding.path))
-        for finding, fingerprint in zip(result.findings, fingerprints(result.findings, relative))
+        _issue(finding, fingerprint, paths)
+        for finding, fingerprint in zip(result.findings, fingerprints(result.findings, paths.relative))
     ]
     return json.dumps(issues, indent=2) + "\n"
 
 
-def _issue(finding: Finding, fingerprint: str, path: str) -> Dict[str, object]:
+def _issue(finding: Finding, fingerprint: str, paths: ReportPaths) -> Dict[str, object]:
     info = code_info(finding.code)
+    path = paths.inside(finding.path) or os.path.abspath(finding.path)
     return {
         "type": "issue",
-        "check_name": finding.code,
-        "description": f"{finding.code} {finding.message}",
+        "check_name": visible(finding.code),
+        "description": visible(f"{finding.code} {finding.message}"),
         "content": {"body": f"{info.why}\n\nFix: {info.fix}"},
         "categories": ["Bug Risk"],
         "severity": SEVERITY,
         "fingerprint": fingerprint,
-        "location": {"path": path, "lines": {"begin": finding.line, "end": finding.end_line}},
+        "location": {
+            "path": valid_unicode(path),
+            "lines": {"begin": finding.line, "end": finding.end_line},
+        },
     }

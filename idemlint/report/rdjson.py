@@ -2,7 +2,14 @@
 
 The message carries the fix, since reviewdog posts the message as the review
 comment.  Columns are 1-based UTF-8 byte offsets and the end is exclusive,
-as reviewdog's ``Position`` and ``Range`` define them.
+as reviewdog's ``Position`` and ``Range`` define them.  Paths are relative to
+the working directory, as the files were named (a symbolic link where it is,
+not at its target): reviewdog joins a relative path to the working
+directory's place in the repository, so ``../lib/x.py`` from a subdirectory
+still matches the diff.  A file outside the repository keeps its absolute
+path, which reviewdog leaves outside the diff.  The message
+goes through :func:`visible`: reviewdog posts it, or prints it to a terminal
+with ``-reporter=local``.
 """
 
 from __future__ import annotations
@@ -13,28 +20,31 @@ from typing import Dict
 
 from idemlint.engine import LintResult
 from idemlint.findings import Finding
+from idemlint.git import report_root
 from idemlint.report.meta import PROJECT_URL, code_info
-from idemlint.report.source import relative_to, utf8_column
+from idemlint.report.escape import valid_unicode, visible
+from idemlint.report.source import ReportPaths, utf8_column
 
 SOURCE = {"name": "idemlint", "url": PROJECT_URL}
 
 
 def render_rdjson(result: LintResult) -> str:
-    relative = relative_to(os.getcwd())  # reviewdog resolves paths from its working directory
+    paths = ReportPaths.under(report_root())
     document = {
         "source": SOURCE,
         "severity": "WARNING",
-        "diagnostics": [_diagnostic(finding, relative(finding.path)) for finding in result.findings],
+        "diagnostics": [_diagnostic(finding, paths) for finding in result.findings],
     }
     return json.dumps(document, indent=2) + "\n"
 
 
-def _diagnostic(finding: Finding, path: str) -> Dict[str, object]:
+def _diagnostic(finding: Finding, paths: ReportPaths) -> Dict[str, object]:
     info = code_info(finding.code)
+    path = paths.inside_from(finding.path, os.getcwd()) or os.path.abspath(finding.path)
     return {
-        "message": f"{finding.message}\n\nFix: {info.fix}",
+        "message": f"{visible(finding.message)}\n\nFix: {info.fix}",
         "location": {
-            "path": path,
+            "path": valid_unicode(path),
             "range": {
                 "start": {
                     "line": finding.line,
@@ -48,5 +58,5 @@ def _diagnostic(finding: Finding, path: str) -> Dict[str, object]:
         },
         "severity": "WARNING",
         "source": SOURCE,
-        "code": {"value": finding.code, "url": info.help_url},
+        "code": {"value": visible(finding.code), "url": info.help_url},
     }

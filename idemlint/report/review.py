@@ -1,22 +1,27 @@
-"""Each finding as the comment a senior reviewer would leave on the line."""
+"""Each finding as the comment a senior reviewer would leave on the line.
+
+Everything taken from the checked repository (the path, the task, the
+message and the quoted source lines) is printed through :func:`visible`, so
+a source line holding an escape sequence or a bidirectional override is
+shown, not obeyed.
+"""
 
 from __future__ import annotations
 
-import linecache
 import textwrap
 from typing import List
 
 from idemlint.engine import LintResult
 from idemlint.findings import Finding
-from idemlint.report.text import line_for
+from idemlint.report.escape import visible
 from idemlint.report.meta import code_info
+from idemlint.report.source import source_lines
+from idemlint.report.text import line_for
 
 MAX_QUOTED_LINES = 6
 
 
 def render_review(result: LintResult) -> str:
-    for path in {finding.path for finding in result.findings}:
-        linecache.checkcache(path)  # quote the file as it is now, not as first read
     parts = [_comment(finding) for finding in result.findings]
     parts += [line_for(problem) + "\n" for problem in result.problems]
     if result.findings:
@@ -28,18 +33,20 @@ def render_review(result: LintResult) -> str:
 def _comment(finding: Finding) -> str:
     info = code_info(finding.code)
     # Configuration findings (IDM009) belong to no task.
-    where = f"in task `{finding.task}`" if finding.task else "(configuration)"
+    where = f"in task `{visible(finding.task)}`" if finding.task else "(configuration)"
+    why = _wrap(visible(finding.why), indent="       ")
+    fix = _wrap(visible(finding.fix), indent="       ")
     lines = [
-        f"{finding.path}:{finding.line}:{finding.column}: {finding.code} "
-        f"[{finding.rule}] {where}",
+        f"{visible(finding.path)}:{finding.line}:{finding.column}: {visible(finding.code)} "
+        f"[{visible(finding.rule)}] {where}",
         *_quote(finding),
         "",
-        *_wrap(finding.message),
+        *_wrap(visible(finding.message)),
         "",
-        "  Why: " + _wrap(finding.why, indent="       ")[0].lstrip(),
-        *_wrap(finding.why, indent="       ")[1:],
-        "  Fix: " + _wrap(finding.fix, indent="       ")[0].lstrip(),
-        *_wrap(finding.fix, indent="       ")[1:],
+        "  Why: " + why[0].lstrip(),
+        *why[1:],
+        "  Fix: " + fix[0].lstrip(),
+        *fix[1:],
         "",
         "  For example:",
         textwrap.indent(info.use_instead.rstrip("\n"), "      "),
@@ -48,15 +55,22 @@ def _comment(finding: Finding) -> str:
 
 
 def _quote(finding: Finding) -> List[str]:
-    last = min(finding.end_line, finding.line + MAX_QUOTED_LINES - 1)
+    # The file as it is now, split as the engine splits it; never linecache,
+    # which looks a relative name up on sys.path when the file is gone.
+    lines = source_lines(finding.path)
+    if not 0 < finding.line <= len(lines):
+        return []
+    last = min(finding.end_line, finding.line + MAX_QUOTED_LINES - 1, len(lines))
     width = len(str(last))
     quoted = []
     for number in range(finding.line, last + 1):
-        text = linecache.getline(finding.path, number).rstrip("\r\n")
-        quoted.append(f"  {number:>{width}} | {text}")
+        text = lines[number - 1].rstrip("\r\n")
+        quoted.append(f"  {number:>{width}} | {visible(text)}")
         if number == finding.line:
-            quoted.append(f"  {'':>{width}} | {' ' * (finding.column - 1)}^")
-    return quoted if any(linecache.getline(finding.path, n) for n in (finding.line,)) else []
+            # The caret stays under the column when escapes widen the text before it.
+            offset = len(visible(text[: finding.column - 1]))
+            quoted.append(f"  {'':>{width}} | {' ' * offset}^")
+    return quoted
 
 
 def _wrap(text: str, indent: str = "  ") -> List[str]:

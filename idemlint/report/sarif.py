@@ -1,25 +1,30 @@
 """SARIF 2.1.0, as GitHub code scanning reads it.
 
-Paths are relative to the repository root (``%SRCROOT%``); every rule is
+Paths are relative to the repository root (``%SRCROOT%``), as the files were
+named (a symbolic link is reported where it is, not at its target); a file
+outside the root is an absolute ``file://`` URI without a base.  Every rule is
 described in ``tool.driver.rules`` whether or not it was found; each result
 carries a ``partialFingerprints`` entry that does not depend on its line, so
 code scanning keeps tracking an alert when lines above it move.  Files that
-could not be analysed are tool execution notifications.
+could not be analysed are tool execution notifications.  Messages go
+through :func:`visible`: code scanning shows them to people as they are.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import pathlib
+from typing import Dict, List, Tuple
 from urllib.parse import quote
-from typing import Callable, Dict, List, Tuple
 
 from idemlint import __version__
 from idemlint.engine import LintResult
 from idemlint.findings import FileProblem, Finding
 from idemlint.git import report_root
 from idemlint.report.meta import PROJECT_URL, UNUSED_NOQA, CodeInfo, code_info
-from idemlint.report.source import fingerprints, relative_to
+from idemlint.report.escape import visible
+from idemlint.report.source import ReportPaths, fingerprints
 from idemlint.rules import RULES
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -29,7 +34,7 @@ SOURCE_ROOT = "%SRCROOT%"
 
 def render_sarif(result: LintResult) -> str:
     root = report_root()
-    relative = relative_to(root)
+    paths = ReportPaths.under(root)
     infos = [code_info(rule.code) for rule in RULES]
     if any(f.code == UNUSED_NOQA.code for f in result.findings):
         infos.append(UNUSED_NOQA)
@@ -47,11 +52,11 @@ def render_sarif(result: LintResult) -> str:
         "originalUriBaseIds": {SOURCE_ROOT: {"uri": pathlib.Path(root).resolve().as_uri() + "/"}},
         # Our columns count characters, not the UTF-16 units SARIF assumes by default.
         "columnKind": "unicodeCodePoints",
-        "invocations": [_invocation(result.problems, relative)],
+        "invocations": [_invocation(result.problems, paths)],
         "results": [
-            _result(finding, index[finding.code], fingerprint, relative)
+            _result(finding, index[finding.code], fingerprint, paths)
             for finding, fingerprint in zip(
-                result.findings, fingerprints(result.findings, relative)
+                result.findings, fingerprints(result.findings, paths.relative)
             )
         ],
     }
@@ -76,16 +81,16 @@ def _descriptor(info: CodeInfo) -> Dict[str, object]:
 
 
 def _result(
-    finding: Finding, rule_index: int, fingerprint: str, relative: Callable[[str], str]
+    finding: Finding, rule_index: int, fingerprint: str, paths: ReportPaths
 ) -> Dict[str, object]:
     return {
         "ruleId": finding.code,
         "ruleIndex": rule_index,
         "level": "warning",
-        "message": {"text": finding.message},
+        "message": {"text": visible(finding.message)},
         "locations": [
             _location(
-                relative(finding.path),
+                _artifact(finding.path, paths),
                 {
                     "startLine": finding.line,
                     "startColumn": finding.column,
@@ -98,26 +103,30 @@ def _result(
     }
 
 
-def _location(path: str, region: Dict[str, int]) -> Dict[str, object]:
-    return {
-        "physicalLocation": {
-            "artifactLocation": {"uri": quote(path, safe="/"), "uriBaseId": SOURCE_ROOT},
-            "region": region,
-        }
-    }
+def _artifact(path: str, paths: ReportPaths) -> Dict[str, str]:
+    """An artifactLocation: relative to %SRCROOT%, or an absolute URI outside it."""
+    relative = paths.inside(path)
+    if relative is None:
+        return {"uri": pathlib.Path(os.path.abspath(path)).as_uri()}
+    # The file name's bytes, percent-encoded: exact even when they are not UTF-8.
+    return {"uri": quote(os.fsencode(relative), safe="/"), "uriBaseId": SOURCE_ROOT}
+
+
+def _location(artifact: Dict[str, str], region: Dict[str, int]) -> Dict[str, object]:
+    return {"physicalLocation": {"artifactLocation": artifact, "region": region}}
 
 
 def _invocation(
-    problems: Tuple[FileProblem, ...], relative: Callable[[str], str]
+    problems: Tuple[FileProblem, ...], paths: ReportPaths
 ) -> Dict[str, object]:
     notifications: List[Dict[str, object]] = [
         {
             "level": "error",
-            "descriptor": {"id": problem.code},
-            "message": {"text": problem.message},
+            "descriptor": {"id": visible(problem.code)},
+            "message": {"text": visible(problem.message)},
             "locations": [
                 _location(
-                    relative(problem.path),
+                    _artifact(problem.path, paths),
                     {"startLine": problem.line, "startColumn": problem.column},
                 )
             ],

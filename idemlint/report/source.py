@@ -13,10 +13,13 @@ import hashlib
 import io
 import os
 import re
+import stat
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Dict, List, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from idemlint.findings import Finding
+from idemlint.report.escape import valid_unicode
 
 _WHITESPACE = re.compile(r"\s+")
 
@@ -26,6 +29,8 @@ def source_lines(path: str) -> List[str]:
     try:
         status = os.stat(path)
     except OSError:
+        return []
+    if not stat.S_ISREG(status.st_mode):  # a FIFO would block, a device never end
         return []
     return list(_lines(os.path.realpath(path), status.st_mtime_ns, status.st_size))
 
@@ -66,7 +71,9 @@ def identities(
     seen: Dict[Identity, int] = {}
     result = []
     for finding in findings:
-        identity = (relative(finding.path), finding.code, finding.task, source_hash(finding))
+        # valid_unicode: an undecodable file-name byte must not stop a baseline being written.
+        path = valid_unicode(relative(finding.path))
+        identity = (path, finding.code, finding.task, source_hash(finding))
         occurrence = seen.get(identity, 0)
         seen[identity] = occurrence + 1
         result.append((identity, occurrence))
@@ -81,14 +88,80 @@ def fingerprints(findings: Sequence[Finding], relative: Callable[[str], str]) ->
     ]
 
 
+@dataclass(frozen=True)
+class ReportPaths:
+    """Where reports say a file is: relative to a root, as the user named it.
+
+    The path a file was named or found by is kept as it is, symbolic links
+    included: ``repo/helpers.py`` linked to ``../elsewhere/helpers.py`` is
+    reported as ``helpers.py``, where the reader (and GitHub, GitLab,
+    reviewdog) looks for it.  Only the directories above the file are
+    resolved, and only when the path as named is not under the root, which
+    happens when the root was reached through a link (``/tmp`` and
+    ``/private/tmp``).  A file outside the root has no relative path: each
+    format says what it does with it.
+    """
+
+    root: str
+    real_root: str
+
+    @classmethod
+    def under(cls, root: str) -> "ReportPaths":
+        return cls(root=os.path.abspath(root), real_root=os.path.realpath(root))
+
+    def inside(self, path: str) -> Optional[str]:
+        """``path`` relative to the root with forward slashes, or None when it is outside."""
+        named = os.path.abspath(path)
+        for candidate, base in (
+            (named, self.root),
+            (named, self.real_root),
+            (_with_real_directory(named), self.real_root),
+        ):
+            relative = _within(candidate, base)
+            if relative is not None:
+                return relative
+        return None
+
+    def inside_from(self, path: str, directory: str) -> Optional[str]:
+        """``path`` relative to ``directory`` (a directory under the root, ``..``
+        allowed), or None when the file is outside the root."""
+        inside = self.inside(path)
+        if inside is None:
+            return None
+        located = os.path.join(self.real_root, *inside.split("/"))
+        return os.path.relpath(located, os.path.realpath(directory)).replace(os.sep, "/")
+
+    def relative(self, path: str) -> str:
+        """``path`` relative to the root, with ``..`` when it is outside (for identities)."""
+        inside = self.inside(path)
+        if inside is not None:
+            return inside
+        outside = _with_real_directory(os.path.abspath(path))
+        try:
+            return os.path.relpath(outside, self.real_root).replace(os.sep, "/")
+        except ValueError:  # another drive: no relative path exists
+            return outside.replace(os.sep, "/")
+
+
+def _with_real_directory(path: str) -> str:
+    """``path`` with the directories above it resolved, its own name kept."""
+    directory, name = os.path.split(path)
+    return os.path.join(os.path.realpath(directory), name)
+
+
+def _within(path: str, base: str) -> Optional[str]:
+    try:
+        relative = os.path.relpath(path, base)
+    except ValueError:  # another drive
+        return None
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return None
+    return relative.replace(os.sep, "/")
+
+
 def relative_to(root: str) -> Callable[[str], str]:
-    """``path`` relative to ``root`` with forward slashes (the form reports use)."""
-    real_root = os.path.realpath(root)
-
-    def relative(path: str) -> str:
-        return os.path.relpath(os.path.realpath(path), real_root).replace(os.sep, "/")
-
-    return relative
+    """``path`` relative to ``root`` with forward slashes (the form identities use)."""
+    return ReportPaths.under(root).relative
 
 
 def utf8_column(finding_path: str, line: int, column: int) -> int:

@@ -1,4 +1,8 @@
-"""``path:line:col: CODE message``, one line per finding, like flake8 and ruff."""
+"""``path:line:col: CODE message``, one line per finding, like flake8 and ruff.
+
+Paths and messages are printed through :func:`visible`: a file name holding
+a newline or an escape sequence cannot forge a line or drive the terminal.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,11 @@ from typing import List, Union
 
 from idemlint.engine import LintResult
 from idemlint.findings import FileProblem, Finding
+from idemlint.report.escape import visible
 
 
 def line_for(item: Union[Finding, FileProblem]) -> str:
-    return f"{item.path}:{item.line}:{item.column}: {item.code} {item.message}"
+    return f"{visible(item.path)}:{item.line}:{item.column}: {visible(item.code)} {visible(item.message)}"
 
 
 def render_text(result: LintResult) -> str:
