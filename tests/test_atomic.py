@@ -24,7 +24,7 @@ def test_interrupted_write_keeps_the_old_file(
     target = tmp_path / "baseline.json"
     target.write_text("old\n")
 
-    def interrupted(source: str, destination: str) -> None:
+    def interrupted(source: str, destination: str, **dir_fds: int) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(os, "replace", interrupted)
