@@ -39,7 +39,6 @@ import re
 import stat
 import sys
 import time
-import unicodedata
 from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
@@ -74,6 +73,9 @@ _ENTRY_NAME = re.compile(r"([0-9a-f]{40})\.json")
 _ENTRY_TEMPORARY = temporary_pattern(r"[0-9a-f]{40}\.json")
 _TAG_TEMPORARY = temporary_pattern(re.escape(TAG_NAME))
 _DIGEST = re.compile(r"[0-9a-f]{32}")
+# Unicode's control characters (category Cc): C0, DEL and C1.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_NOT_BRACKETS = bytes(c for c in range(256) if c not in b"[]{}")
 _MAC_LENGTH = 64
 
 
@@ -403,7 +405,7 @@ def _depth(payload: bytes) -> int:
     MAX_DEPTH + 1 rounds of C-speed replaces."""
     text = payload.replace(b"\\\\", b"").replace(b'\\"', b"")
     outside = b"".join(text.split(b'"')[::2])
-    brackets = outside.translate(None, bytes(c for c in range(256) if c not in b"[]{}"))
+    brackets = outside.translate(None, _NOT_BRACKETS)
     for depth in range(MAX_DEPTH + 1):
         if not brackets:
             return depth
@@ -478,7 +480,7 @@ def _path(value: object) -> str:
 
 def _text(value: object) -> str:
     """A message, name or task: one line without control characters, as idemlint writes them."""
-    if not isinstance(value, str) or any(unicodedata.category(c) == "Cc" for c in value):
+    if not isinstance(value, str) or _CONTROL.search(value):
         raise Invalid("not plain text")
     return value
 
