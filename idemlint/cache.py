@@ -46,7 +46,7 @@ from idemlint import __version__
 from idemlint.atomic import temporary_pattern, write_atomic
 from idemlint.codes import FILE_PROBLEM_CODES, RULE_CODES
 from idemlint.findings import FileProblem, Finding
-from idemlint.safe_io import Unsafe, describe, open_directory, read_regular
+from idemlint.safe_io import Unsafe, open_directory, read_regular
 from idemlint.settings import Settings
 
 DIRECTORY_NAME = ".idemlint_cache"
@@ -200,8 +200,8 @@ class Cache:
             content, _ = read_regular(key + ".json", self._entries_fd, MAX_ENTRY_BYTES)
         except (OSError, Unsafe):
             return []  # absent, a link, a FIFO, too large: a miss
-        mac, newline, payload = content[:_MAC_LENGTH], content[_MAC_LENGTH:_MAC_LENGTH + 1], content[_MAC_LENGTH + 1:]
-        if newline != b"\n" or not hmac.compare_digest(mac, self._mac(key, payload).encode()):
+        mac, newline, payload = content.partition(b"\n")
+        if not newline or not hmac.compare_digest(mac, self._mac(key, payload).encode()):
             return []
         try:
             return decode_variants(payload)
@@ -287,9 +287,6 @@ class Cache:
                 )
             self._adoptable = True
         self._directory_fd = directory
-        problem = describe(ENTRIES, directory)
-        if problem is not None:
-            return self._refuse(f"cache not used: {os.path.join(self.directory, ENTRIES)} {problem}")
         try:
             self._entries_fd = open_directory(ENTRIES, directory)
         except Unsafe as error:

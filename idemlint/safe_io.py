@@ -25,7 +25,7 @@ class Unsafe(Exception):
     """A name that is not what idemlint expects there; the message says what it is."""
 
 
-def describe(path: str, dir_fd: Optional[int] = None) -> Optional[str]:
+def _describe(path: str, dir_fd: Optional[int] = None) -> Optional[str]:
     """What is wrong with a directory of ours at ``path``: None when it is a
     real directory or absent (lstat: a link is never followed)."""
     try:
@@ -44,13 +44,13 @@ def open_directory(path: str, dir_fd: Optional[int] = None) -> int:
 
     Raises :class:`Unsafe` for a link or a non-directory, OSError otherwise.
     """
-    problem = describe(path, dir_fd)
+    problem = _describe(path, dir_fd)
     if problem is not None:
         raise Unsafe(problem)
     try:
         handle = os.open(path, os.O_RDONLY | _DIRECTORY | NO_FOLLOW | _CLOEXEC, dir_fd=dir_fd)
     except OSError as error:
-        replaced = describe(path, dir_fd)  # since the lstat; else a parent is not a directory
+        replaced = _describe(path, dir_fd)  # since the lstat; else a parent is not a directory
         if error.errno in (errno.ELOOP, errno.ENOTDIR) and replaced is not None:
             raise Unsafe(replaced) from None
         raise

@@ -17,10 +17,14 @@ RunCli = Callable[..., Tuple[int, str, str]]
 @pytest.fixture(autouse=True, scope="session")
 def private_user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[pathlib.Path]:
     """idemlint keeps its per-user cache secret in ``$XDG_CACHE_HOME/idemlint``:
-    every test (and every process a test starts) uses one of its own, never
-    the real user's ``~/.cache``."""
+    the tests (and every process they start) use one of their own, never the
+    real user's ``~/.cache``.  It lives beside pytest's numbered temporary
+    directories, not in one: the same secret from one session to the next,
+    so the checkout's own ``.idemlint_cache/`` (tests that run the CLI in
+    the checkout make one) stays idemlint's and no run warns about it."""
     previous = os.environ.get("XDG_CACHE_HOME")
-    directory = tmp_path_factory.mktemp("user-cache")
+    directory = tmp_path_factory.getbasetemp().parent / "idemlint-user-cache"
+    directory.mkdir(mode=0o700, exist_ok=True)
     os.environ["XDG_CACHE_HOME"] = str(directory)
     yield directory
     if previous is None:
