@@ -203,8 +203,8 @@ def check(
     result = lint_paths(
         paths, settings, force_exclude=force_exclude, project=project_root, jobs=jobs, cache=cache
     )
-    if cache is not None and cache.error is not None:
-        click.echo(f"idemlint: warning: cache not saved: {cache.error}", err=True)
+    if cache is not None and cache.warning is not None:
+        click.echo(f"idemlint: warning: {cache.warning}", err=True)
     if show_unused_noqa:
         from idemlint.unused_noqa import unused_noqa
 

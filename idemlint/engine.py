@@ -31,6 +31,7 @@ from typing import (
     Union,
 )
 
+from idemlint.codes import INTERNAL_ERROR as INTERNAL_ERROR  # also the flake8 plugin's
 from idemlint.discovery import Selection, discover
 from idemlint.findings import FileProblem, Finding
 from idemlint.settings import DEFAULT_SETTINGS, Settings
@@ -234,12 +235,29 @@ def _results(
 ) -> List[_FileResult]:
     """One result per candidate, in candidate order: from the cache where it
     is still valid, else analysed (in worker processes when that pays)."""
+    if cache is not None and not cache.ready():
+        cache = None  # the front end reports cache.warning
+    try:
+        return _cached_or_analysed(candidates, files, settings, jobs, cache)
+    finally:
+        if cache is not None:
+            cache.close()
+
+
+def _cached_or_analysed(
+    candidates: List[_Candidate],
+    files: List[str],
+    settings: Settings,
+    jobs: Optional[int],
+    cache: Optional["Cache"],
+) -> List[_FileResult]:
     from idemlint.cache import content_hash
 
     known = _Known(candidates, files)
     keys = [cache.key(path, content_hash(raw)) if cache else "" for path, raw in candidates]
     results: List[Optional[_FileResult]] = [
-        _cached(cache, key, known) if cache else None for key in keys
+        _cached(cache, key, path, known) if cache else None
+        for key, (path, _) in zip(keys, candidates)
     ]
     missing = [index for index, result in enumerate(results) if result is None]
     if not missing:
@@ -252,7 +270,7 @@ def _results(
     for index, result in zip(missing, analysed):
         results[index] = result
         if cache is not None:
-            cache.put(keys[index], _entry(result, known))
+            cache.put(keys[index], _entry(result))
     if cache is not None:
         cache.prune()
     return [result for result in results if result is not None]
@@ -269,25 +287,35 @@ class _FileResult:
 
 
 class _Known:
-    """Content hashes of the run's files (read again only for a dependency)
-    and the module each name resolves to, both computed when first needed."""
+    """What the run's files hold now, for checking a stored entry: each
+    file's content hash (cache.UNREADABLE when it cannot be read) and
+    :func:`~idemlint.cache.line_bound`, read again only for a dependency,
+    and the module each name resolves to, all computed when first needed."""
 
     def __init__(self, candidates: List[_Candidate], files: List[str]) -> None:
         self._raw = dict(candidates)
         self._files = files
-        self._digests: Dict[str, Optional[str]] = {}
+        self._contents: Dict[str, Tuple[str, Optional[int]]] = {}
         self._modules: Optional[Dict[str, str]] = None
 
-    def digest(self, path: str) -> Optional[str]:
-        from idemlint.cache import content_hash
+    def digest(self, path: str) -> str:
+        return self._content(path)[0]
 
-        if path not in self._digests:
+    def line_bound(self, path: str) -> Optional[int]:
+        return self._content(path)[1]
+
+    def _content(self, path: str) -> Tuple[str, Optional[int]]:
+        from idemlint.cache import UNREADABLE, content_hash, line_bound
+
+        if path not in self._contents:
             raw = self._raw.get(path)
             if raw is None:
                 read = _read(path)
                 raw = read if isinstance(read, bytes) else None
-            self._digests[path] = content_hash(raw) if raw is not None else None
-        return self._digests[path]
+            self._contents[path] = (
+                (content_hash(raw), line_bound(raw)) if raw is not None else (UNREADABLE, None)
+            )
+        return self._contents[path]
 
     def module(self, name: str) -> Optional[str]:
         if self._modules is None:
@@ -297,10 +325,15 @@ class _Known:
         return self._modules.get(name)
 
 
-def _cached(cache: "Cache", key: str, known: _Known) -> Optional[_FileResult]:
-    """The stored variant whose dependencies all still hold, if any."""
+def _cached(cache: "Cache", key: str, path: str, known: _Known) -> Optional[_FileResult]:
+    """The stored variant whose dependencies all still hold and whose
+    findings can be this file's, if any."""
+    from idemlint.cache import fits
+
     for entry in cache.get(key):
-        if all(_holds(dependency, known) for dependency in entry.dependencies):
+        if all(_holds(dependency, known) for dependency in entry.dependencies) and fits(
+            entry, path, known.line_bound
+        ):
             cache.promote(key, entry)
             return _FileResult(entry.findings, entry.problems, entry.suppressed)
     return None
@@ -310,16 +343,20 @@ def _holds(dependency: "Dependency", known: _Known) -> bool:
     name, module_path, digest = dependency
     if known.module(name) != module_path:
         return False
-    return module_path is None or known.digest(module_path) == digest
+    return module_path is None or digest is None or known.digest(module_path) == digest
 
 
-def _entry(result: _FileResult, known: _Known) -> "Entry":
+def _entry(result: _FileResult) -> "Entry":
+    """The cache entry of an analysis: each module it looked up with the hash
+    of the bytes it parsed there (recorded by the project when it read them,
+    never read again), or None when only the name's existence mattered."""
     from idemlint.cache import Entry
 
-    dependencies = tuple(
-        (name, path, known.digest(path) if path is not None else None)
-        for name, path in result.lookups
-    )
+    digests: Dict[Tuple[str, Optional[str]], Optional[str]] = {}
+    for name, path, digest in result.lookups:
+        if digests.get((name, path)) is None:
+            digests[(name, path)] = digest
+    dependencies = tuple((name, path, digest) for (name, path), digest in digests.items())
     return Entry(result.findings, result.problems, result.suppressed, dependencies)
 
 
@@ -463,7 +500,6 @@ def _deep_recursion() -> Iterator[None]:
 
 
 RECURSION_LIMIT = 20_000
-INTERNAL_ERROR = "IDM900"
 
 
 def _modules_of(reported: Sequence[_Reported]) -> List["LoadedModule"]:

@@ -19,6 +19,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Un
 
 import libcst as cst
 
+from idemlint.cache import UNREADABLE, content_hash
 from idemlint.findings import FileProblem
 from idemlint.modules import module_files, module_name
 from idemlint.segments import Later, Piece, Screen, Segment, split
@@ -26,8 +27,10 @@ from idemlint.tasks import ModuleIndex, build_index, task_decorator_wrappers
 
 MAX_ALIAS_HOPS = 5
 
-# A module name and the file it resolved to (None: no such module in the project).
-Lookup = Tuple[str, Optional[str]]
+# A module name, the file it resolved to (None: no such module in the
+# project) and the content hash of the bytes parsed from that file (None: the
+# lookup asked only whether the module exists; see idemlint.cache).
+Lookup = Tuple[str, Optional[str], Optional[str]]
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,8 @@ class LoadedModule:
     tree: ast.Module
     index: ModuleIndex
     later: Optional[Later] = None
+    # The content hash of the bytes this was parsed from (None: given as text).
+    digest: Optional[str] = None
 
     def pieces(self) -> List[Piece]:
         """The parsed statements, in pieces that each align with their CPython statements."""
@@ -59,27 +64,34 @@ class Project:
         # analysis depends on besides its own file (see idemlint.cache).
         self.lookups: List[Lookup] = []
         # Each module with what loading it looked up (which of its definitions
-        # are parsed up front depends on it), replayed whenever it is used.
-        self._loaded: Dict[str, Tuple[Optional[LoadedModule], List[Lookup]]] = {}
+        # are parsed up front depends on it), replayed whenever it is used,
+        # and the hash of the bytes read for it (cache.UNREADABLE: none).
+        self._loaded: Dict[str, Tuple[Optional[LoadedModule], List[Lookup], str]] = {}
         self._wrappers: Dict[str, Tuple[bool, List[Lookup]]] = {}
 
     def load(self, name: str) -> Optional[LoadedModule]:
+        """The module ``name`` (None when it is not in the project, or cannot
+        be read or parsed); the lookup is recorded with the hash of exactly
+        the bytes that were parsed, so that a file saved during the run is not
+        cached under its new content."""
+        path = self.files.get(name)
+        if path is None:
+            self.lookups.append((name, None, None))
+            return None
         if name not in self._loaded:
-            path = self.files.get(name)
             start = len(self.lookups)
-            loaded = (
-                read_module(path, self._task_decorators, self.may_be_task_decorator)
-                if path is not None
-                else None
-            )
-            self._loaded[name] = (loaded, self.lookups[start:])
+            loaded, digest = read_module(path, self._task_decorators, self.may_be_task_decorator)
+            self._loaded[name] = (loaded, self.lookups[start:], digest)
         else:
             self.lookups += self._loaded[name][1]
-        return self._loaded[name][0]
+        loaded, _, digest = self._loaded[name]
+        self.lookups.append((name, path, digest))
+        return loaded
 
     def register(self, loaded: LoadedModule, lookups: Sequence[Lookup] = ()) -> None:
-        """A module the engine parsed itself (a task file) is not parsed again."""
-        self._loaded[loaded.name] = (loaded, list(lookups))
+        """A module the engine parsed itself (a task file) is not parsed again:
+        whoever looks it up depends on the bytes the engine read."""
+        self._loaded[loaded.name] = (loaded, list(lookups), loaded.digest or UNREADABLE)
 
     def is_task_decorator(self, qualified: str) -> bool:
         """Whether a name is a project function that wraps a task decorator
@@ -103,7 +115,7 @@ class Project:
         module = qualified.rpartition(".")[0]
         if not module:
             return False
-        self.lookups.append((module, self.files.get(module)))
+        self.lookups.append((module, self.files.get(module), None))
         return module in self.files
 
     def function(
@@ -149,9 +161,7 @@ class Project:
             rest = parts[cut:]
             if len(rest) == 2 and not rest[0].endswith("()"):
                 continue
-            name = ".".join(parts[:cut])
-            self.lookups.append((name, self.files.get(name)))
-            loaded = self.load(name) if name in self.files else None
+            loaded = self.load(".".join(parts[:cut]))
             if loaded is not None:
                 return loaded, rest
         return None
@@ -209,6 +219,7 @@ def load_source(
         if isinstance(screened, FileProblem):
             return screened
         tree = screened
+    digest = content_hash(source) if isinstance(source, bytes) else None
     name, package = module_name(path)
     lines = io.StringIO(text, newline="").readlines()
     segments = split(tree, len(lines))
@@ -220,7 +231,7 @@ def load_source(
         if isinstance(module, FileProblem):
             return module
         index = build_index(module, package or None, scan_bodies="enqueue" in text)
-        return LoadedModule(name or path, path, text, module, tree, index)
+        return LoadedModule(name or path, path, text, module, tree, index, digest=digest)
     later = Later(lines, waiting)
     index = build_index(
         partial,
@@ -231,7 +242,8 @@ def load_source(
     )
     statements = [statement for segment in up_front for statement in segment.statements]
     return LoadedModule(
-        name or path, path, text, partial, ast.Module(body=statements, type_ignores=[]), index, later
+        name or path, path, text, partial, ast.Module(body=statements, type_ignores=[]), index, later,
+        digest,
     )
 
 
@@ -301,12 +313,13 @@ def read_module(
     path: str,
     task_decorators: Sequence[str] = (),
     project_decorator: Optional[Callable[[str], bool]] = None,
-) -> Optional[LoadedModule]:
-    """A project module a task reaches; None when it cannot be read or parsed."""
+) -> Tuple[Optional[LoadedModule], str]:
+    """A project module a task reaches (None when it cannot be read or
+    parsed), and the content hash of the bytes read (cache.UNREADABLE: none)."""
     try:
         with open(path, "rb") as handle:
             raw = handle.read()
     except OSError:
-        return None
+        return None, UNREADABLE
     loaded = load_source(raw, path, None, task_decorators, project_decorator)
-    return loaded if isinstance(loaded, LoadedModule) else None
+    return (loaded if isinstance(loaded, LoadedModule) else None), content_hash(raw)

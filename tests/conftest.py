@@ -1,7 +1,8 @@
 from __future__ import annotations
 
+import os
 import pathlib
-from typing import Callable, Tuple
+from typing import Callable, Iterator, Tuple
 
 import pytest
 
@@ -11,6 +12,25 @@ FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 
 # The CLI run in this process: exit status, standard output, standard error.
 RunCli = Callable[..., Tuple[int, str, str]]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def private_user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[pathlib.Path]:
+    """idemlint keeps its per-user cache secret in ``$XDG_CACHE_HOME/idemlint``:
+    the tests (and every process they start) use one of their own, never the
+    real user's ``~/.cache``.  It lives beside pytest's numbered temporary
+    directories, not in one: the same secret from one session to the next,
+    so the checkout's own ``.idemlint_cache/`` (tests that run the CLI in
+    the checkout make one) stays idemlint's and no run warns about it."""
+    previous = os.environ.get("XDG_CACHE_HOME")
+    directory = tmp_path_factory.getbasetemp().parent / "idemlint-user-cache"
+    directory.mkdir(mode=0o700, exist_ok=True)
+    os.environ["XDG_CACHE_HOME"] = str(directory)
+    yield directory
+    if previous is None:
+        del os.environ["XDG_CACHE_HOME"]
+    else:
+        os.environ["XDG_CACHE_HOME"] = previous
 
 
 @pytest.fixture

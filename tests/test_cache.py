@@ -323,16 +323,91 @@ def test_a_warm_run_does_not_import_the_parser(tmp_path: pathlib.Path) -> None:
     assert runs[1].stdout.splitlines()[-1] == "1 False"  # warm: read and hashed only
 
 
-def test_prune_leaves_another_runs_temporary_file_alone(tmp_path: pathlib.Path) -> None:
+def test_prune_removes_abandoned_temporary_files_even_below_the_limit(tmp_path: pathlib.Path) -> None:
+    """A run killed before its rename leaves ``.<key>.json.<random>.tmp``:
+    deleted once an hour old, however small the cache; a newer one may be
+    another run's write in progress, and a name idemlint does not write is
+    never deleted."""
     write(tmp_path, SHOP)
     cache_dir = tmp_path / DIRECTORY_NAME
     cache = Cache(str(cache_dir), DEFAULT_SETTINGS)
     lint_paths([str(tmp_path)], cache=cache)
-    writing = cache_dir / "entries" / ".abc.json.x1.tmp"
-    writing.write_text("x" * 10_000)
-    killed = cache_dir / "entries" / ".def.json.x2.tmp"
-    killed.write_text("x" * 10_000)
-    os.utime(killed, (1, 1))
-    cache.prune(limit=0)
+    entries = cache_dir / "entries"
+    writing = entries / f".{'a' * 40}.json.{'1' * 16}.tmp"
+    killed = entries / f".{'b' * 40}.json.{'2' * 16}.tmp"
+    foreign = entries / ".notes.json.x2.tmp"
+    for path in (writing, killed, foreign):
+        path.write_text("x" * 10_000)
+    for path in (killed, foreign):
+        os.utime(path, (1, 1))
+    write(tmp_path, {"shop/refunds.py": SHOP["shop/refunds.py"] + "\n# edited\n"})
+    lint_paths([str(tmp_path)], cache=Cache(str(cache_dir), DEFAULT_SETTINGS))  # writes, then prunes
     assert writing.exists()
     assert not killed.exists()
+    assert foreign.exists()
+
+
+@pytest.mark.parametrize("direction", ["a bug added", "a bug fixed"])
+def test_a_helper_saved_during_the_run_is_cached_under_the_bytes_analysed(
+    direction: str, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """billing.py is saved after the analysis parsed it and before the entry
+    is stored: the entry must name the bytes that were parsed, so the next
+    run sees the change (a new bug reported, a fixed one no longer)."""
+    unkeyed = SHOP["shop/billing.py"]
+    analysed_text, saved_text = (KEYED_BILLING, unkeyed) if direction == "a bug added" else (unkeyed, KEYED_BILLING)
+    write(tmp_path, {**SHOP, "shop/billing.py": analysed_text})
+    shop = str(tmp_path / "shop")
+    expected_during = codes(lint_paths([shop]))
+    analyse = engine._analyse_chunks
+
+    def saved_meanwhile(*args: object) -> object:
+        results = analyse(*args)  # type: ignore[arg-type]
+        write(tmp_path, {"shop/billing.py": saved_text})
+        return results
+
+    cache_dir = str(tmp_path / DIRECTORY_NAME)
+    monkeypatch.setattr(engine, "_analyse_chunks", saved_meanwhile)
+    assert codes(lint_paths([shop], jobs=1, cache=Cache(cache_dir, DEFAULT_SETTINGS))) == expected_during
+    monkeypatch.undo()
+    expected_after = codes(lint_paths([shop]))
+    assert expected_after != expected_during
+    assert codes(lint_paths([shop], jobs=1, cache=Cache(cache_dir, DEFAULT_SETTINGS))) == expected_after
+
+
+def test_a_task_file_read_again_as_a_helper_is_cached_under_the_bytes_analysed(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """mail.py holds a task and a helper that tasks.py calls.  In a chunk of
+    its own, tasks.py's analysis reads mail.py again; when mail.py was saved
+    in between, tasks.py's entry must name the bytes it parsed, not the ones
+    read first (or going back to those would find a stale entry)."""
+    sending = """
+        from celery import shared_task
+        from django.core.mail import send_mail
+
+        def send_receipt(order_id):
+            send_mail("Receipt", f"Order {order_id}", "shop@example.com", ["a@example.com"])
+
+        @shared_task
+        def resend(order_id):
+            return order_id
+        """
+    quiet = sending.replace('send_mail("Receipt"', 'print("Receipt"')
+    write(tmp_path, {**SHOP, "shop/mail.py": quiet})
+    shop = str(tmp_path / "shop")
+    expected = codes(lint_paths([shop]))
+    collect = engine._candidates
+
+    def saved_after_reading(*args: object) -> object:
+        candidates = collect(*args)  # type: ignore[arg-type]
+        write(tmp_path, {"shop/mail.py": sending})
+        return candidates
+
+    cache_dir = str(tmp_path / DIRECTORY_NAME)
+    monkeypatch.setattr(engine, "MAX_FILES_PER_CHUNK", 1)
+    monkeypatch.setattr(engine, "_candidates", saved_after_reading)
+    lint_paths([shop], jobs=1, cache=Cache(cache_dir, DEFAULT_SETTINGS))
+    monkeypatch.undo()
+    write(tmp_path, {"shop/mail.py": quiet})  # back to the bytes read first
+    assert codes(lint_paths([shop], jobs=1, cache=Cache(cache_dir, DEFAULT_SETTINGS))) == expected

@@ -434,4 +434,4 @@ def test_in_a_project_an_imported_decorator_from_the_project_is_parsed_up_front(
     )
     assert isinstance(loaded, LoadedModule) and loaded.later is not None
     assert [segment.definition().name for segment in loaded.later.waiting.values()] == ["on_save"]  # type: ignore[union-attr]
-    assert ("django.dispatch", None) in project.lookups
+    assert ("django.dispatch", None, None) in project.lookups
