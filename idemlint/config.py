@@ -171,13 +171,12 @@ def _side_effects(value: Any, where: str) -> Dict[str, Tuple[Any, ...]]:
 def _patterns(value: Any, where: str) -> Tuple[str, ...]:
     patterns = _strings(value, where)
     for pattern in patterns:
+        if not pattern:
+            raise ConfigError(f"{where}: invalid pattern '' (empty)")
         try:
-            valid = bool(pattern) and pattern.count("{") == pattern.count("}")
-            catalog.glob_to_regex(pattern)
-        except (ValueError, re.error):
-            valid = False
-        if not valid:
-            raise ConfigError(f"{where}: invalid pattern '{pattern}'")
+            catalog.compile_glob(pattern)
+        except ValueError as error:
+            raise ConfigError(f"{where}: invalid pattern '{pattern}' ({error})") from None
     return patterns
 
 

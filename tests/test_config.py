@@ -9,6 +9,7 @@ import textwrap
 from typing import List
 
 import pytest
+from conftest import RunCli
 
 from idemlint.cli import main
 from idemlint.config import ConfigError, find_config, load_settings
@@ -188,3 +189,46 @@ def test_flake8_stops_on_a_broken_table(tmp_path: pathlib.Path) -> None:
     )
     assert run.returncode == 2
     assert "unknown key 'bogus'" in run.stderr and "Traceback" not in run.stderr
+
+
+# --------------------------------------------------------------------------
+# Configured side-effect globs are matched without backtracking: a glob of
+# 6 stars took 17 s on a 93-character name, one of 20 never finished.
+
+LONG_NAME_TASK = textwrap.dedent(
+    """    from celery import shared_task
+    from myproject import {module}
+
+
+    @shared_task
+    def settle(order_id):
+        {module}.charge(order_id)
+    """
+)
+
+
+@pytest.mark.parametrize("stars", [6, 20, 100])
+def test_configured_globs_with_many_stars_finish_on_a_long_name(
+    run_cli: RunCli, tmp_path: pathlib.Path, stars: int
+) -> None:
+    module = "a" * 120
+    (tmp_path / "tasks.py").write_text(LONG_NAME_TASK.format(module=module))
+    almost = "myproject." + "*a" * stars + "*z*"  # backtracks through every split of the name
+    matches = "myproject." + "*a" * stars + "*.charge"
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.idemlint.side-effects]\nkeyable = ["{almost}"]\nnon-keyable = []\n'
+    )
+    status, out, _ = run_cli("check", "--no-cache", str(tmp_path))
+    assert (status, out) == (0, "")
+    (tmp_path / "pyproject.toml").write_text(f'[tool.idemlint.side-effects]\nkeyable = ["{matches}"]\n')
+    status, out, _ = run_cli("check", "--no-cache", str(tmp_path))
+    assert status == 1 and out.count(" IDM002 ") == 1 and ".charge()` in task `settle`" in out
+
+
+def test_per_file_ignores_with_many_stars_finish(run_cli: RunCli, tmp_path: pathlib.Path) -> None:
+    project(tmp_path, '[tool.idemlint]\nper-file-ignores = { "' + "*a" * 100 + '*z*" = ["IDM"] }\n')
+    deep = tmp_path / ("a" * 200)
+    deep.mkdir()
+    (deep / "tasks.py").write_text(BUGGY_TASK)
+    status, out, _ = run_cli("check", "--no-cache", str(tmp_path))
+    assert status == 1 and out.count(" IDM002 ") == 2
