@@ -111,7 +111,8 @@ def long_task(blocks: int) -> str:
     (which stay positioned with their whole statement)."""
     shapes = (
         "    if not order.sent_{n}:\n        requests.post('u{n}', json={{'n': {n}}})\n",
-        "    if order.ready_{n}:\n        if not order.sent_{n}:\n            notify({n})\n    else:\n        log({n})\n",
+        "    if order.ready_{n}:\n        if not order.sent_{n}:\n            notify({n})\n"
+        "    else:\n        log({n})\n",
         "    for item in order.items_{n}:\n        post(item, {n})\n    else:\n        done({n})\n",
         "    with lock({n}) as held:\n        held.use(call({n}))\n",
         "    try:\n        send({n})\n    except Error:\n        retry({n})\n",
