@@ -40,13 +40,24 @@ class Glob:
     room for the parts after it), so each part is searched for once.
     """
 
-    alternatives: Tuple[Tuple[str, ...], ...]
+    exact: FrozenSet[str]  # the expansions without a star
+    # The others: (first part, last part, the parts between, the least length).
+    wild: Tuple[Tuple[str, str, Tuple[str, ...], int], ...]
     ignore_case: bool = False
 
     def matches(self, name: str) -> bool:
+        # Called for every catalogue entry and every name a run resolves:
+        # one loop, string methods only.
         if self.ignore_case:
             name = name.lower()
-        return any(_parts_match(parts, name) for parts in self.alternatives)
+        if name in self.exact:
+            return True
+        size = len(name)
+        for first, last, middle, least in self.wild:
+            if size >= least and name.startswith(first) and name.endswith(last):
+                if not middle or _in_order(middle, name, len(first), size - len(last)):
+                    return True
+        return False
 
 
 def compile_glob(pattern: str, *, ignore_case: bool = False) -> Glob:
@@ -61,8 +72,13 @@ def compile_glob(pattern: str, *, ignore_case: bool = False) -> Glob:
         count *= len(choice)
         if count > MAX_GLOB_ALTERNATIVES:
             raise ValueError(f"its braces expand to more than {MAX_GLOB_ALTERNATIVES} alternatives")
-    expanded = ("".join(texts) for texts in itertools.product(*choices))
-    return Glob(tuple(dict.fromkeys(_star_parts(text) for text in expanded)), ignore_case)
+    expanded = ["".join(texts) for texts in itertools.product(*choices)]
+    wild = (_star_parts(text) for text in dict.fromkeys(expanded) if "*" in text)
+    return Glob(
+        frozenset(text for text in expanded if "*" not in text),
+        tuple((parts[0], parts[-1], parts[1:-1], len(parts[0]) + len(parts[-1])) for parts in wild),
+        ignore_case,
+    )
 
 
 def _brace_choices(pattern: str) -> List[Tuple[str, ...]]:
@@ -95,19 +111,13 @@ def _star_parts(text: str) -> Tuple[str, ...]:
     return (parts[0], *(part for part in parts[1:-1] if part), parts[-1])
 
 
-def _parts_match(parts: Tuple[str, ...], name: str) -> bool:
-    if len(parts) == 1:
-        return name == parts[0]
-    first, last = parts[0], parts[-1]
-    end = len(name) - len(last)
-    if end < len(first) or not name.startswith(first) or not name.endswith(last):
-        return False
-    position = len(first)
-    for part in parts[1:-1]:
-        found = name.find(part, position, end)
+def _in_order(parts: Tuple[str, ...], name: str, start: int, end: int) -> bool:
+    """Whether ``parts`` occur in ``name[start:end]`` in order, without overlapping."""
+    for part in parts:
+        found = name.find(part, start, end)
         if found < 0:
             return False
-        position = found + len(part)
+        start = found + len(part)
     return True
 
 
