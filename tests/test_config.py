@@ -369,6 +369,20 @@ def test_find_config_reports_a_fifo_instead_of_blocking_on_it(tmp_path: pathlib.
         load_settings(str(tmp_path / "pyproject.toml"))
 
 
+@pytest.mark.parametrize("case", ["fifo", "device", "huge"])
+def test_config_option_naming_a_file_idemlint_cannot_read_is_one_line(tmp_path: pathlib.Path, case: str) -> None:
+    make, message = {name: (make, message) for name, make, message in BROKEN_FILES}[case]
+    repository = broken_project(tmp_path, write_text("[tool.idemlint]\n"))
+    make(tmp_path / "named.toml")
+    run = subprocess.run(
+        [IDEMLINT, "check", "--no-cache", "--config", str(tmp_path / "named.toml"), "app"],
+        capture_output=True, text=True, cwd=repository, timeout=60,
+    )
+    assert run.returncode == 2 and run.stdout == ""
+    assert len(run.stderr.splitlines()) == 1 and "Traceback" not in run.stderr
+    assert "named.toml" in run.stderr and message in run.stderr
+
+
 def flake8_run(cwd: pathlib.Path, *args: str) -> "subprocess.CompletedProcess[str]":
     return subprocess.run(
         [sys.executable, "-m", "flake8", "--isolated", *args],
