@@ -112,6 +112,10 @@ class Trace:
     task: Task
     module: "LoadedModule"
     events: List[Event] = field(default_factory=list)
+    # id(node) -> its module, built on the first question: a rule asks once
+    # per finding, and a scan of the events each time is quadratic.
+    _modules: Dict[int, "LoadedModule"] = field(default_factory=dict, repr=False, compare=False)
+    _modules_seen: int = field(default=0, repr=False, compare=False)
 
     def calls(self) -> Iterator[Event]:
         return (e for e in self.events if e.kind == "call")
@@ -122,10 +126,12 @@ class Trace:
 
     def module_of(self, node: cst.CSTNode) -> "LoadedModule":
         """The module holding a node an event refers to (a helper's may be another file)."""
-        for event in self.events:
-            if event.node is node:
-                return event.scope.module
-        return self.module
+        if self._modules_seen != len(self.events):
+            self._modules.clear()
+            for event in reversed(self.events):  # the first event naming a node wins
+                self._modules[id(event.node)] = event.scope.module
+            self._modules_seen = len(self.events)
+        return self._modules.get(id(node), self.module)
 
 
 # Which branches of one compound statement follow which; a missing pair is

@@ -17,7 +17,7 @@ from typing import Dict, List, Sequence, Tuple
 
 from idemlint.atomic import write_atomic
 from idemlint.findings import Finding
-from idemlint.report.escape import json_escaped
+from idemlint.escape import json_escaped
 from idemlint.report.source import Identity, identities, offending_source, relative_to
 
 VERSION = 1

@@ -14,35 +14,111 @@ this module.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Dict, FrozenSet, Optional, Sequence, Tuple, TypeVar
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple, TypeVar
 
 
-def glob_to_regex(pattern: str, *, ignore_case: bool = False) -> re.Pattern[str]:
-    """Compile a catalogue glob (``*`` and ``{a,b}``) to an anchored regex."""
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        char = pattern[i]
-        if char == "*":
-            out.append(".*")
-        elif char == "{":
-            end = pattern.index("}", i)
-            alternatives = pattern[i + 1 : end].split(",")
-            out.append(
-                "(?:" + "|".join(_alternative(a) for a in alternatives) + ")"
-            )
-            i = end
-        else:
-            out.append(re.escape(char))
-        i += 1
-    return re.compile("".join(out) + r"\Z", re.IGNORECASE if ignore_case else 0)
+MAX_GLOB_ALTERNATIVES = 1024
+"""How many patterns one glob's ``{a,b}`` groups may expand to."""
 
 
-def _alternative(text: str) -> str:
-    return ".*".join(re.escape(part) for part in text.split("*"))
+@dataclass(frozen=True)
+class Glob:
+    """A catalogue glob, compiled: ``*`` matches any run of characters and
+    ``{a,b}`` either alternative.
+
+    Matched without backtracking, in time linear in the name for a given
+    pattern, whatever the user configures: a regex of several ``.*`` takes
+    time exponential in their number on a name that almost matches.  Each
+    ``{a,b}`` expansion is kept as the literal parts between its stars; a
+    name matches one when it starts with the first part, ends with the last
+    and holds the others in order in between.  Taking each middle part at
+    its leftmost occurrence is never wrong (a later occurrence leaves less
+    room for the parts after it), so each part is searched for once.
+    """
+
+    exact: FrozenSet[str]  # the expansions without a star
+    # The others: (first part, last part, the parts between, the least length).
+    wild: Tuple[Tuple[str, str, Tuple[str, ...], int], ...]
+    ignore_case: bool = False
+
+    def matches(self, name: str) -> bool:
+        # Called for every catalogue entry and every name a run resolves:
+        # one loop, string methods only.
+        if self.ignore_case:
+            name = name.lower()
+        if name in self.exact:
+            return True
+        size = len(name)
+        for first, last, middle, least in self.wild:
+            if size >= least and name.startswith(first) and name.endswith(last):
+                if not middle or _in_order(middle, name, len(first), size - len(last)):
+                    return True
+        return False
+
+
+def compile_glob(pattern: str, *, ignore_case: bool = False) -> Glob:
+    """The :class:`Glob` of ``pattern``; ``ValueError`` (saying why) for a
+    ``{`` without ``}``, a stray ``}``, nested braces, or more than
+    ``MAX_GLOB_ALTERNATIVES`` expansions."""
+    if ignore_case:
+        pattern = pattern.lower()
+    choices = _brace_choices(pattern)
+    count = 1
+    for choice in choices:
+        count *= len(choice)
+        if count > MAX_GLOB_ALTERNATIVES:
+            raise ValueError(f"its braces expand to more than {MAX_GLOB_ALTERNATIVES} alternatives")
+    expanded = ["".join(texts) for texts in itertools.product(*choices)]
+    wild = (_star_parts(text) for text in dict.fromkeys(expanded) if "*" in text)
+    return Glob(
+        frozenset(text for text in expanded if "*" not in text),
+        tuple((parts[0], parts[-1], parts[1:-1], len(parts[0]) + len(parts[-1])) for parts in wild),
+        ignore_case,
+    )
+
+
+def _brace_choices(pattern: str) -> List[Tuple[str, ...]]:
+    """``a{b,c}d`` -> ``[("a",), ("b", "c"), ("d",)]``."""
+    choices: List[Tuple[str, ...]] = []
+    literal_start = position = 0
+    while position < len(pattern):
+        char = pattern[position]
+        if char == "}":
+            raise ValueError("'}' without '{'")
+        if char != "{":
+            position += 1
+            continue
+        end = pattern.find("}", position)
+        if end < 0:
+            raise ValueError("'{' without '}'")
+        inner = pattern[position + 1 : end]
+        if "{" in inner:
+            raise ValueError("nested '{'")
+        choices += [(pattern[literal_start:position],), tuple(inner.split(","))]
+        literal_start = position = end + 1
+    return [*choices, (pattern[literal_start:],)]
+
+
+def _star_parts(text: str) -> Tuple[str, ...]:
+    """The literal parts between the stars; several stars in a row are one."""
+    parts = text.split("*")
+    if len(parts) <= 2:
+        return tuple(parts)
+    return (parts[0], *(part for part in parts[1:-1] if part), parts[-1])
+
+
+def _in_order(parts: Tuple[str, ...], name: str, start: int, end: int) -> bool:
+    """Whether ``parts`` occur in ``name[start:end]`` in order, without overlapping."""
+    for part in parts:
+        found = name.find(part, start, end)
+        if found < 0:
+            return False
+        start = found + len(part)
+    return True
 
 
 # --------------------------------------------------------------------------
@@ -749,7 +825,7 @@ def all_matches(entries: Sequence[T], name: Optional[str]) -> Tuple[T, ...]:
         answers[name] = tuple(
             entry
             for entry in entries
-            if _compiled(entry.pattern, getattr(entry, "ignore_case", False)).match(name)
+            if _compiled(entry.pattern, getattr(entry, "ignore_case", False)).matches(name)
         )
     return answers[name]
 
@@ -759,7 +835,7 @@ def matches_any(patterns: Sequence[str], name: Optional[str]) -> bool:
         return False
     answers: Dict[str, bool] = _answers(patterns)
     if name not in answers:
-        answers[name] = any(_compiled(pattern, False).match(name) for pattern in patterns)
+        answers[name] = any(_compiled(pattern, False).matches(name) for pattern in patterns)
     return answers[name]
 
 
@@ -777,8 +853,8 @@ def _answers(table: Sequence[Any]) -> Dict[str, Any]:
 
 
 @lru_cache(maxsize=None)
-def _compiled(pattern: str, ignore_case: bool) -> re.Pattern[str]:
-    return glob_to_regex(pattern, ignore_case=ignore_case)
+def _compiled(pattern: str, ignore_case: bool) -> Glob:
+    return compile_glob(pattern, ignore_case=ignore_case)
 
 
 # --------------------------------------------------------------------------

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 import click
 
 from idemlint import __version__
-from idemlint.config import ConfigError, find_config, load_settings
+from idemlint.config import ConfigError, find_config, invalid_decorator_names, load_settings
 from idemlint.cache import DIRECTORY_NAME, Cache
 from idemlint.engine import LintResult, lint_paths
 from idemlint.findings import Finding
 from idemlint.report import FORMATS, STRUCTURED_FORMATS, formatter
-from idemlint.report.escape import visible
+from idemlint.escape import visible
 from idemlint.report.text import line_for
 
 # Only what every run needs is imported up front: a warm run is mostly
@@ -56,6 +56,15 @@ def _code_prefixes(
                 f"{prefix!r} is not an idemlint code or prefix (e.g. IDM, IDM00, IDM002)"
             )
     return prefixes
+
+
+def _decorator_names(
+    context: click.Context, parameter: click.Parameter, value: Tuple[str, ...]
+) -> Tuple[str, ...]:
+    invalid = invalid_decorator_names(value)
+    if invalid:
+        raise click.BadParameter(f"{invalid[0]!r} is not a name or a dotted name")
+    return value
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -119,6 +128,7 @@ def cli() -> None:
     "--task-decorator",
     "task_decorators",
     multiple=True,
+    callback=_decorator_names,
     help="An extra decorator that makes a task (qualified or bare name). Repeatable.",
 )
 @click.option("--exclude", multiple=True, help="Glob of files or directories to skip. Repeatable.")

@@ -1,10 +1,14 @@
 """``[tool.idemlint]`` in ``pyproject.toml`` -> :class:`Settings`, validated.
 
 The table is found by walking up from the checked paths to the first
-``pyproject.toml`` that has one, or named with ``--config``.  Every key is
-checked before any analysis: an unknown key, a wrong type or an invalid code
-is a :class:`ConfigError` naming the key and the file, never a run with half
-a configuration.
+``pyproject.toml`` that has one, or named with ``--config``.  Every value is
+checked before any analysis: a file that cannot be read (not a regular
+file, too large, not UTF-8, not TOML), a ``tool`` that is not a table, an
+unknown key, a wrong type, an invalid element of a list, code or pattern is
+a :class:`ConfigError` of one line naming the file and the key, never a run
+with half a configuration.  The file is opened without blocking (a FIFO
+named ``pyproject.toml`` cannot hang the run) and read up to
+``MAX_CONFIG_BYTES``.
 
 ```toml
 [tool.idemlint]
@@ -27,11 +31,13 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import sys
 from dataclasses import replace
-from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
 from idemlint import catalog
+from idemlint.escape import visible
 from idemlint.settings import DEFAULT_SETTINGS, Settings
 
 if sys.version_info >= (3, 11):
@@ -40,6 +46,8 @@ else:  # pragma: no cover - exercised on Python < 3.11 only
     import tomli as tomllib
 
 CODE_PREFIX = re.compile(r"IDM\d{0,3}\Z")
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
+"""A larger ``pyproject.toml`` is refused: no real one comes near it."""
 
 
 class ConfigError(Exception):
@@ -47,12 +55,14 @@ class ConfigError(Exception):
 
 
 def find_config(paths: Sequence[str]) -> Optional[str]:
-    """The nearest ``pyproject.toml`` with a ``[tool.idemlint]`` table."""
+    """The nearest ``pyproject.toml`` with a ``[tool.idemlint]`` table, or
+    the nearest one that cannot be read as a ``pyproject.toml`` at all (so
+    that :func:`load_settings` reports it rather than skipping past it)."""
     start = _common_directory(paths)
     directory = start
     while True:
         candidate = os.path.join(directory, "pyproject.toml")
-        if os.path.isfile(candidate) and _has_table(candidate):
+        if os.path.lexists(candidate) and _has_table(candidate):
             return candidate
         parent = os.path.dirname(directory)
         if parent == directory:
@@ -71,43 +81,107 @@ def _common_directory(paths: Sequence[str]) -> str:
 
 def _has_table(path: str) -> bool:
     try:
-        return "idemlint" in _read(path).get("tool", {})
+        tool = _read(path).get("tool", {})
     except ConfigError:
         return True  # report the broken file instead of skipping past it
+    return not isinstance(tool, dict) or "idemlint" in tool
 
 
 def _read(path: str) -> Dict[str, Any]:
+    shown = visible(path)
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
+        data = _bounded_bytes(path)
     except OSError as error:
-        raise ConfigError(f"{path}: cannot read configuration: {error.strerror}") from None
+        reason = error.strerror or type(error).__name__
+        raise ConfigError(f"{shown}: cannot read configuration: {reason}") from None
+    except _Unreadable as error:
+        raise ConfigError(f"{shown}: cannot read configuration: {error}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigError(
+            f"{shown}: cannot read configuration: not UTF-8 (byte {error.start + 1})"
+        ) from None
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+        raise ConfigError(f"{shown}: invalid TOML: {visible(str(error))}") from None
+    except RecursionError:
+        raise ConfigError(f"{shown}: invalid TOML: nested too deeply") from None
+
+
+class _Unreadable(Exception):
+    """Why a path cannot be read as a configuration file."""
+
+
+def _bounded_bytes(path: str) -> bytes:
+    """The file's bytes, read only if it is a regular file of at most
+    ``MAX_CONFIG_BYTES``; opened non-blocking, so a FIFO cannot block."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    descriptor = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            raise _Unreadable(f"not a regular file ({_file_kind(mode)})")
+        chunks = []
+        size = 0
+        while size <= MAX_CONFIG_BYTES:
+            chunk = os.read(descriptor, MAX_CONFIG_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > MAX_CONFIG_BYTES:
+            raise _Unreadable(f"larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB")
+        return b"".join(chunks)
+    finally:
+        os.close(descriptor)
+
+
+def _file_kind(mode: int) -> str:
+    kinds = (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    )
+    return next((kind for test, kind in kinds if test(mode)), "not a file")
 
 
 def load_settings(path: Optional[str], base: Settings = DEFAULT_SETTINGS) -> Settings:
     """Settings from the ``[tool.idemlint]`` table of ``path`` (defaults if None)."""
     if path is None:
         return base
-    table = _read(path).get("tool", {}).get("idemlint")
+    shown = visible(path)
+    tool = _read(path).get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{shown}: 'tool' must be a table, not {_toml_type(tool)}")
+    table = tool.get("idemlint")
     if table is None:
-        raise ConfigError(f"{path}: no [tool.idemlint] table")
+        raise ConfigError(f"{shown}: no [tool.idemlint] table")
     if not isinstance(table, dict):
-        raise ConfigError(f"{path}: [tool.idemlint] must be a table")
+        raise ConfigError(f"{shown}: 'tool.idemlint' must be a table, not {_toml_type(table)}")
     return _settings_from_table(table, path, base)
+
+
+def _toml_type(value: Any) -> str:
+    """What a TOML value is, as the TOML specification names it."""
+    names = ((bool, "a boolean"), (int, "an integer"), (float, "a float"), (str, "a string"),
+             (list, "an array"), (dict, "a table"))
+    return next((name for kind, name in names if isinstance(value, kind)), "a date or time")
 
 
 def _settings_from_table(table: Mapping[str, Any], path: str, base: Settings) -> Settings:
     unknown = sorted(set(table) - set(_KEYS))
     if unknown:
         raise ConfigError(
-            f"{path}: unknown key '{unknown[0]}' in [tool.idemlint] "
+            f"{visible(path)}: unknown key {unknown[0]!r} in [tool.idemlint] "
             f"(known: {', '.join(sorted(_KEYS))})"
         )
     values: Dict[str, Any] = {}
     for key, value in table.items():
-        values[key] = _KEYS[key](value, f"{path}: '{key}' in [tool.idemlint]")
+        values[key] = _KEYS[key](value, _where(path, key))
     select = values.get("select", base.select) + values.get("extend-select", ())
     return replace(
         base,
@@ -128,9 +202,16 @@ def _settings_from_table(table: Mapping[str, Any], path: str, base: Settings) ->
     )
 
 
+def _where(path: str, key: str) -> str:
+    return f"{visible(path)}: '{key}' in [tool.idemlint]"
+
+
 def _strings(value: Any, where: str) -> Tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{where} must be a list of strings")
+    if not isinstance(value, list):
+        raise ConfigError(f"{where} must be a list of strings, not {_toml_type(value)}")
+    for number, item in enumerate(value, 1):
+        if not isinstance(item, str):
+            raise ConfigError(f"{where} must be a list of strings: item {number} is {_toml_type(item)}")
     return tuple(value)
 
 
@@ -138,32 +219,36 @@ def _codes(value: Any, where: str) -> Tuple[str, ...]:
     codes = _strings(value, where)
     for code in codes:
         if not CODE_PREFIX.match(code):
-            raise ConfigError(f"{where}: '{code}' is not an idemlint code or prefix (IDM, IDM00, IDM002)")
+            raise ConfigError(
+                f"{where}: {code!r} is not an idemlint code or prefix (IDM, IDM00, IDM002)"
+            )
     return codes
 
 
 def _per_file_ignores(value: Any, where: str) -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
     if not isinstance(value, dict):
-        raise ConfigError(f"{where} must be a table of glob = [codes]")
-    return tuple((glob, _codes(codes, f"{where}, '{glob}'")) for glob, codes in value.items())
+        raise ConfigError(f"{where} must be a table of glob = [codes], not {_toml_type(value)}")
+    return tuple((glob, _codes(codes, f"{where}, {glob!r}")) for glob, codes in value.items())
 
 
 def _side_effects(value: Any, where: str) -> Dict[str, Tuple[Any, ...]]:
     if not isinstance(value, dict):
-        raise ConfigError(f"{where} must be a table with 'keyable' and 'non-keyable' lists")
+        raise ConfigError(
+            f"{where} must be a table with 'keyable' and 'non-keyable' lists, not {_toml_type(value)}"
+        )
     unknown = sorted(set(value) - {"keyable", "non-keyable"})
     if unknown:
-        raise ConfigError(f"{where}: unknown key '{unknown[0]}' (known: keyable, non-keyable)")
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r} (known: keyable, non-keyable)")
     effects: Dict[str, Tuple[Any, ...]] = {}
     if "keyable" in value:
         effects["keyable"] = tuple(
             catalog.KeyableEffect(pattern, "configured", "repeats the side effect")
-            for pattern in _patterns(value["keyable"], f"{where}.keyable")
+            for pattern in _patterns(value["keyable"], f"{where}: 'keyable'")
         )
     if "non-keyable" in value:
         effects["non-keyable"] = tuple(
             catalog.NonKeyableEffect(pattern, "configured side effect")
-            for pattern in _patterns(value["non-keyable"], f"{where}.non-keyable")
+            for pattern in _patterns(value["non-keyable"], f"{where}: 'non-keyable'")
         )
     return effects
 
@@ -171,13 +256,12 @@ def _side_effects(value: Any, where: str) -> Dict[str, Tuple[Any, ...]]:
 def _patterns(value: Any, where: str) -> Tuple[str, ...]:
     patterns = _strings(value, where)
     for pattern in patterns:
+        if not pattern:
+            raise ConfigError(f"{where}: invalid pattern '' (empty)")
         try:
-            valid = bool(pattern) and pattern.count("{") == pattern.count("}")
-            catalog.glob_to_regex(pattern)
-        except (ValueError, re.error):
-            valid = False
-        if not valid:
-            raise ConfigError(f"{where}: invalid pattern '{pattern}'")
+            catalog.compile_glob(pattern)
+        except ValueError as error:
+            raise ConfigError(f"{where}: invalid pattern {pattern!r} ({error})") from None
     return patterns
 
 
@@ -185,8 +269,24 @@ def _key_arguments(value: Any, where: str) -> Tuple[str, ...]:
     names = _strings(value, where)
     for name in names:
         if not name.isidentifier() and not re.fullmatch(r"[A-Za-z0-9_-]+", name):
-            raise ConfigError(f"{where}: '{name}' is not an argument or header name")
+            raise ConfigError(f"{where}: {name!r} is not an argument or header name")
     return names
+
+
+def _task_decorators(value: Any, where: str) -> Tuple[str, ...]:
+    names = _strings(value, where)
+    invalid = invalid_decorator_names(names)
+    if invalid:
+        raise ConfigError(f"{where}: {invalid[0]!r} is not a name or a dotted name")
+    return names
+
+
+def invalid_decorator_names(names: Iterable[str]) -> Tuple[str, ...]:
+    """The names of ``names`` that cannot name a decorator (``task``,
+    ``myproject.tasks.retrying_task``)."""
+    return tuple(
+        name for name in names if not all(part.isidentifier() for part in name.split("."))
+    )
 
 
 _KEYS: Dict[str, Callable[[Any, str], Any]] = {
@@ -196,7 +296,7 @@ _KEYS: Dict[str, Callable[[Any, str], Any]] = {
     "per-file-ignores": _per_file_ignores,
     "exclude": _strings,
     "extend-exclude": _strings,
-    "task-decorators": _strings,
+    "task-decorators": _task_decorators,
     "key-arguments": _key_arguments,
     "side-effects": _side_effects,
 }

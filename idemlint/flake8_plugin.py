@@ -3,29 +3,36 @@
 A thin adapter: it lints the lines flake8 already read (never the file on
 disk), yields every finding, and leaves ``noqa``, ``--select``/``--ignore``
 and ``--per-file-ignores`` to flake8.  It never raises into flake8: a file
-that cannot be parsed yields nothing (flake8 reports E999 itself), and a bug
-in idemlint on one file yields one ``IDM900`` line, as the CLI prints it.
+that cannot be parsed yields nothing (flake8 reports E999 itself), a bug
+in idemlint on one file yields one ``IDM900`` line, as the CLI prints it,
+and a configuration that cannot be used yields one ``IDM901`` line per file
+(where the CLI stops with that line): raising would end flake8's other
+checks too.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
-import sys
 from dataclasses import replace
-from typing import Any, Iterator, List, Sequence, Tuple, Type
+from typing import Any, Iterator, Optional, Sequence, Tuple, Type
 
 from idemlint import __version__
-from idemlint.config import ConfigError, find_config, load_settings
-from idemlint.report.escape import visible
+from idemlint.config import ConfigError, find_config, invalid_decorator_names, load_settings
+from idemlint.escape import visible
 from idemlint.engine import INTERNAL_ERROR, LintResult, could_hold_tasks, internal_error, lint_source
 from idemlint.settings import DEFAULT_SETTINGS, Settings
+
+CONFIGURATION_ERROR = "IDM901"
 
 
 class IdemlintChecker:
     name = "idemlint"
     version = __version__
     settings: Settings = DEFAULT_SETTINGS
+    # The line every file reports instead of findings when the configuration
+    # cannot be used (None when it can).
+    configuration_problem: Optional[str] = None
 
     def __init__(self, tree: ast.AST, lines: Sequence[str], filename: str) -> None:
         self.tree = tree
@@ -46,20 +53,35 @@ class IdemlintChecker:
     def parse_options(cls, options: argparse.Namespace) -> None:
         """Read ``[tool.idemlint]`` like the CLI; flake8's own options add to it.
 
-        A broken configuration stops the run with one line, as in the CLI,
-        rather than linting with half of it.
+        Never raises: a configuration that cannot be used makes every file
+        report one line naming the file and the key, and nothing else from
+        idemlint (no run with half a configuration), while flake8's other
+        checks go on.
         """
+        cls.settings, cls.configuration_problem = DEFAULT_SETTINGS, None
         try:
             configured = load_settings(find_config(["."]))
+            extra = tuple(getattr(options, "idemlint_task_decorators", None) or ())
+            invalid = invalid_decorator_names(extra)
+            if invalid:
+                raise ConfigError(
+                    f"flake8 option 'idemlint-task-decorators': {invalid[0]!r} is not a name "
+                    "or a dotted name"
+                )
+            cls.settings = replace(configured, task_decorators=configured.task_decorators + extra)
         except ConfigError as error:
-            print(f"idemlint: {error}", file=sys.stderr)
-            raise SystemExit(2) from None
-        extra: List[str] = list(getattr(options, "idemlint_task_decorators", []) or [])
-        cls.settings = replace(
-            configured, task_decorators=configured.task_decorators + tuple(extra)
-        )
+            cls.configuration_problem = (
+                f"{CONFIGURATION_ERROR} invalid idemlint configuration: {error}; "
+                "idemlint checked nothing"
+            )
+        except Exception as error:  # a bug in reading it must not stop flake8 either
+            problem = internal_error(".", "reading the configuration", error)
+            cls.configuration_problem = f"{problem.code} {problem.message}"
 
     def run(self) -> Iterator[Tuple[int, int, str, Type["IdemlintChecker"]]]:
+        if self.configuration_problem is not None:
+            yield 1, 0, self.configuration_problem, type(self)
+            return
         source = "".join(self.lines)
         if not could_hold_tasks(source, self.settings):
             return

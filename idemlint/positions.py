@@ -14,7 +14,7 @@ import ast
 import dataclasses
 import io
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
@@ -46,25 +46,23 @@ def locate(
             raise ValueError("statements parsed apart do not line up with CPython's")
         units += found_units
     wanted = {id(node) for node in nodes}
-    # Which unit holds each node, found by walking the units' trees (a tenth
-    # of the cost of generating their code); then each node is narrowed to
-    # the innermost statement holding it, and only those are generated.
-    contents = _Contents()
+    # Each unit's tree is walked once (a tenth of the cost of generating its
+    # code), assigning every wanted node to the innermost statement holding
+    # it; only those statements are generated.  One walk per unit, whatever
+    # the number of findings in it, keeps a long task body linear.
     holders: Dict[int, _Unit] = {}
     first = set(likely)
     for unit in sorted(units, key=lambda u: u.top not in first):
         if len(holders) == len(wanted):
             break
-        for key in (contents.of(unit.statement) & wanted) - holders.keys():
-            holders[key] = unit
+        _assign_innermost(unit, wanted, holders)
     if len(holders) < len(wanted):
         if len(pieces) == 1:
             return _whole_module(pieces[0].module, nodes)
         raise ValueError("a reported node is in no statement parsed")
     by_unit: Dict[int, Tuple[_Unit, Set[int]]] = {}
     for key, unit in holders.items():
-        narrowed = _narrowed(unit, key, contents)
-        by_unit.setdefault(id(narrowed.statement), (narrowed, set()))[1].add(key)
+        by_unit.setdefault(id(unit.statement), (unit, set()))[1].add(key)
     found: Dict[int, CodeRange] = {}
     for unit, keys in by_unit.values():
         alone, positions, code = _statement_positions(unit.module, unit.statement)
@@ -79,27 +77,37 @@ def locate(
     return found
 
 
-class _Contents:
-    """The ids of every node under a statement, walked once per statement."""
+def _assign_innermost(unit: _Unit, wanted: Set[int], holders: Dict[int, _Unit]) -> None:
+    """Record in ``holders`` the innermost unit under ``unit`` (itself, or a
+    statement of its block at any depth) holding each node of ``wanted``
+    not placed yet.
 
-    def __init__(self) -> None:
-        self._ids: Dict[int, Set[int]] = {}
+    Every node under ``unit`` is visited once: a walk hands each statement
+    of a block that can be positioned on its own to that statement's walk.
+    """
+    pending: List[_Unit] = [unit]
+    while pending:
+        current = pending.pop()
+        members = {id(member.statement): member for member in _members(current)}
+        stack: List[cst.CSTNode] = [current.statement]
+        while stack:
+            node = stack.pop()
+            member = members.get(id(node))
+            if member is not None:
+                pending.append(member)
+                continue
+            if id(node) in wanted and id(node) not in holders:
+                holders[id(node)] = current
+            stack.extend(_children(node))
 
-    def of(self, root: cst.CSTNode) -> Set[int]:
-        if id(root) not in self._ids:
-            found: Set[int] = set()
-            stack: List[cst.CSTNode] = [root]
-            while stack:
-                node = stack.pop()
-                found.add(id(node))
-                for name in _child_fields(type(node)):
-                    value = getattr(node, name)
-                    if isinstance(value, cst.CSTNode):
-                        stack.append(value)
-                    elif isinstance(value, (list, tuple)):
-                        stack.extend(item for item in value if isinstance(item, cst.CSTNode))
-            self._ids[id(root)] = found
-        return self._ids[id(root)]
+
+def _children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    for name in _child_fields(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            yield from (item for item in value if isinstance(item, cst.CSTNode))
 
 
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
@@ -111,29 +119,18 @@ def _child_fields(kind: type) -> Tuple[str, ...]:
     return _FIELDS[kind]
 
 
-def _narrowed(unit: _Unit, key: int, contents: _Contents) -> _Unit:
-    """The innermost statement of ``unit`` (a function, or a compound
-    statement's block, at any depth) that holds node ``key`` and can be
-    positioned on its own."""
-    while True:
-        inner = _inner_unit(unit, key, contents)
-        if inner is None:
-            return unit
-        unit = inner
-
-
-def _inner_unit(unit: _Unit, key: int, contents: _Contents) -> Optional[_Unit]:
+def _members(unit: _Unit) -> List[_Unit]:
+    """The statements of ``unit``'s block (a function's, or a compound
+    statement's first block) that can be positioned on their own."""
     statement, counterpart = unit.statement, unit.counterpart
     block = getattr(statement, "body", None)
     if isinstance(statement, cst.ClassDef) or not isinstance(block, cst.IndentedBlock):
-        return None  # a class's methods are units already; one-line bodies stay whole
+        return []  # a class's methods are units already; one-line bodies stay whole
     members = _first_lines(block.body, getattr(counterpart, "body", None) or [])
-    if members is None:
-        return None
-    for member, line, member_counterpart in members:
-        if key in contents.of(member):
-            return _Unit(member, line, unit.top, unit.module, member_counterpart)
-    return None
+    return [
+        _Unit(member, line, unit.top, unit.module, member_counterpart)
+        for member, line, member_counterpart in members or []
+    ]
 
 
 @dataclass(frozen=True)

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import textwrap
-from typing import List
+from typing import Callable, List
 
 import pytest
+from conftest import RunCli
 
 from idemlint.cli import main
-from idemlint.config import ConfigError, find_config, load_settings
+from idemlint.config import MAX_CONFIG_BYTES, ConfigError, find_config, load_settings
+
+IDEMLINT = shutil.which("idemlint", path=os.path.dirname(sys.executable)) or "idemlint"
 
 BUGGY_TASK = textwrap.dedent(
     """\
@@ -180,11 +185,249 @@ def test_flake8_reads_the_same_table(tmp_path: pathlib.Path) -> None:
     assert [line.split(":")[1] for line in run.stdout.splitlines()] == ["10", "15"]
 
 
-def test_flake8_stops_on_a_broken_table(tmp_path: pathlib.Path) -> None:
+def test_flake8_reports_a_broken_table_on_every_file_and_goes_on(tmp_path: pathlib.Path) -> None:
     project(tmp_path, "[tool.idemlint]\nbogus = 1\n")
+    (tmp_path / "app" / "style.py").write_text(STYLE_ERRORS)
+    run = flake8_run(tmp_path, "--select", "IDM,F", "app/style.py", "app/tasks.py")
+    assert run.returncode == 1 and run.stderr == ""
+    lines = run.stdout.splitlines()
+    assert [line.split(": ")[0] + " " + line.split()[1] for line in lines] == [
+        "app/style.py:1:1 IDM901", "app/style.py:1:1 F401", "app/tasks.py:1:1 IDM901"
+    ]  # flake8's own checks ran
+    assert "invalid idemlint configuration: " in lines[0] and "unknown key 'bogus'" in lines[0]
+
+
+# --------------------------------------------------------------------------
+# A pyproject.toml idemlint cannot use, anywhere up the tree: one line naming
+# the file and the key, in the CLI (exit 2, nothing analysed) and under
+# flake8 (one IDM901 line per file, flake8's other checks still run).
+
+STYLE_ERRORS = "import os\nx=1\n"  # F401 and E225 for flake8's own checks
+
+
+def write_text(text: str) -> Callable[[pathlib.Path], None]:
+    def write(path: pathlib.Path) -> None:
+        path.write_text(text, encoding="utf-8")
+
+    return write
+
+
+def write_bytes(data: bytes) -> Callable[[pathlib.Path], None]:
+    def write(path: pathlib.Path) -> None:
+        path.write_bytes(data)
+
+    return write
+
+
+def make_directory(path: pathlib.Path) -> None:
+    path.mkdir()
+
+
+def make_fifo(path: pathlib.Path) -> None:
+    os.mkfifo(path)
+
+
+def link_to_dev_zero(path: pathlib.Path) -> None:
+    path.symlink_to("/dev/zero")
+
+
+def make_huge(path: pathlib.Path) -> None:
+    with open(path, "wb") as handle:  # sparse: no disk used
+        handle.truncate(MAX_CONFIG_BYTES + 1)
+
+
+BROKEN_FILES = [
+    ("tool-integer", write_text("tool = 5\n"), "'tool' must be a table, not an integer"),
+    ("tool-string", write_text('tool = "idemlint"\n'), "'tool' must be a table, not a string"),
+    ("tool-array", write_text("tool = [1]\n"), "'tool' must be a table, not an array"),
+    ("idemlint-integer", write_text("[tool]\nidemlint = 5\n"), "'tool.idemlint' must be a table, not an integer"),
+    ("idemlint-array", write_text("[tool]\nidemlint = []\n"), "'tool.idemlint' must be a table, not an array"),
+    ("list-element", write_text('[tool.idemlint]\nselect = ["IDM", 5]\n'),
+     "'select' in [tool.idemlint] must be a list of strings: item 2 is an integer"),
+    ("exclude-element", write_text('[tool.idemlint]\nexclude = [["build"]]\n'),
+     "'exclude' in [tool.idemlint] must be a list of strings: item 1 is an array"),
+    ("per-file-ignores-value", write_text('[tool.idemlint]\nper-file-ignores = { "tests/*" = "IDM" }\n'),
+     "'per-file-ignores' in [tool.idemlint], 'tests/*' must be a list of strings, not a string"),
+    ("per-file-ignores-element", write_text('[tool.idemlint]\nper-file-ignores = { "x" = [{}] }\n'),
+     "'per-file-ignores' in [tool.idemlint], 'x' must be a list of strings: item 1 is a table"),
+    ("side-effects-array", write_text('[tool.idemlint]\nside-effects = ["a.b"]\n'),
+     "'side-effects' in [tool.idemlint] must be a table with 'keyable' and 'non-keyable' lists, not an array"),
+    ("side-effects-list", write_text('[tool.idemlint.side-effects]\nkeyable = "a.*"\n'),
+     "'side-effects' in [tool.idemlint]: 'keyable' must be a list of strings, not a string"),
+    ("side-effects-element", write_text('[tool.idemlint.side-effects]\nnon-keyable = [true]\n'),
+     "'side-effects' in [tool.idemlint]: 'non-keyable' must be a list of strings: item 1 is a boolean"),
+    ("nested-braces", write_text('[tool.idemlint.side-effects]\nkeyable = ["a.{b,{c}}"]\n'),
+     "invalid pattern 'a.{b,{c}}' (nested '{')"),
+    ("stray-brace", write_text('[tool.idemlint.side-effects]\nkeyable = ["a.b}"]\n'),
+     "invalid pattern 'a.b}' ('}' without '{')"),
+    ("empty-pattern", write_text('[tool.idemlint.side-effects]\nkeyable = [""]\n'), "invalid pattern '' (empty)"),
+    ("too-many-alternatives", write_text('[tool.idemlint.side-effects]\nkeyable = ["' + "{a,b}" * 11 + '"]\n'),
+     "expand to more than 1024 alternatives"),
+    ("task-decorator", write_text('[tool.idemlint]\ntask-decorators = ["my task"]\n'),
+     "'task-decorators' in [tool.idemlint]: 'my task' is not a name or a dotted name"),
+    ("task-decorator-empty", write_text('[tool.idemlint]\ntask-decorators = ["app..task"]\n'),
+     "'app..task' is not a name or a dotted name"),
+    ("control-characters", write_text('[tool.idemlint]\nselect = ["IDM\\u001b[2J\\n"]\n'),
+     "'IDM\\x1b[2J\\n' is not an idemlint code"),
+    ("unknown-key-control", write_text('[tool.idemlint]\n"\\u001b]0;x" = 1\n'), "unknown key '\\x1b]0;x'"),
+    ("not-toml", write_text("[tool.idemlint\n"), "invalid TOML"),
+    ("not-utf8", write_bytes(b"[tool.idemlint]\n# caf\xe9\n"), "not UTF-8 (byte 22)"),
+    ("nested-too-deeply", write_text("x = " + "[" * 5000 + "]" * 5000 + "\n"), "invalid TOML: nested too deeply"),
+    ("directory", make_directory, "not a regular file (a directory)"),
+    ("fifo", make_fifo, "not a regular file (a FIFO)"),
+    ("device", link_to_dev_zero, "not a regular file (a character device)"),
+    ("huge", make_huge, "larger than 4 MiB"),
+]
+
+
+def broken_project(tmp_path: pathlib.Path, make: Callable[[pathlib.Path], None]) -> pathlib.Path:
+    """A repository whose pyproject.toml (one directory above the checked
+    package) is broken, the package holding a buggy task and a file with
+    flake8 style errors."""
+    repository = tmp_path / "repository"
+    package = repository / "app"
+    package.mkdir(parents=True)
+    (package / "tasks.py").write_text(BUGGY_TASK)
+    (package / "style.py").write_text(STYLE_ERRORS)
+    make(repository / "pyproject.toml")
+    return repository
+
+
+def assert_one_clean_line(line: str, message: str, config: pathlib.Path) -> None:
+    assert message in line and str(config) in line
+    assert "\x1b" not in line and "Traceback" not in line
+
+
+@pytest.mark.parametrize(
+    "make, message", [case[1:] for case in BROKEN_FILES], ids=[case[0] for case in BROKEN_FILES]
+)
+def test_cli_reports_a_broken_pyproject_in_one_line_and_exits_2(
+    tmp_path: pathlib.Path, make: Callable[[pathlib.Path], None], message: str
+) -> None:
+    repository = broken_project(tmp_path, make)
     run = subprocess.run(
-        [sys.executable, "-m", "flake8", "--isolated", "--select", "IDM", "app/tasks.py"],
-        capture_output=True, text=True, cwd=tmp_path,
+        [IDEMLINT, "check", "--no-cache", "app"], capture_output=True, text=True, cwd=repository, timeout=60,
     )
-    assert run.returncode == 2
-    assert "unknown key 'bogus'" in run.stderr and "Traceback" not in run.stderr
+    assert run.returncode == 2 and run.stdout == ""  # nothing analysed with half a configuration
+    lines = run.stderr.splitlines()
+    assert len(lines) == 1, run.stderr
+    assert_one_clean_line(lines[0], message, repository / "pyproject.toml")
+
+
+@pytest.mark.parametrize(
+    "make, message", [case[1:] for case in BROKEN_FILES], ids=[case[0] for case in BROKEN_FILES]
+)
+def test_flake8_reports_a_broken_pyproject_once_per_file_and_runs_its_own_checks(
+    tmp_path: pathlib.Path, make: Callable[[pathlib.Path], None], message: str
+) -> None:
+    repository = broken_project(tmp_path, make)
+    run = flake8_run(repository, "--select", "E,F,W,IDM", "app/style.py", "app/tasks.py")
+    assert run.returncode == 1 and run.stderr == "", run.stderr
+    lines = run.stdout.splitlines()
+    ours = [line for line in lines if " IDM" in line]
+    assert [line.split(" ")[0] for line in ours] == ["app/style.py:1:1:", "app/tasks.py:1:1:"]
+    for line in ours:
+        assert line.split(" ")[1] == "IDM901"
+        assert_one_clean_line(line, message, repository / "pyproject.toml")
+    assert [line.split(" ")[1] for line in lines if " IDM" not in line] == ["F401", "E225"]
+
+
+@pytest.mark.parametrize("case", ["tool-integer", "fifo", "list-element"])
+def test_flake8_without_idm_selected_is_not_affected_by_a_broken_pyproject(
+    tmp_path: pathlib.Path, case: str
+) -> None:
+    make = {name: make for name, make, _ in BROKEN_FILES}[case]
+    repository = broken_project(tmp_path, make)
+    broken = flake8_run(repository, "--select", "E,F,W", "app")
+    (repository / "pyproject.toml").unlink()
+    clean = flake8_run(repository, "--select", "E,F,W", "app")
+    assert (broken.returncode, broken.stdout, broken.stderr) == (clean.returncode, clean.stdout, clean.stderr)
+    assert broken.returncode == 1 and "F401" in broken.stdout
+
+
+def test_flake8_task_decorators_option_is_checked(tmp_path: pathlib.Path) -> None:
+    project(tmp_path, "[project]\nname = 'x'\n")
+    run = flake8_run(tmp_path, "--select", "IDM", "--idemlint-task-decorators", "ok_task,not-ok", "app/tasks.py")
+    assert run.returncode == 1 and run.stderr == ""
+    assert run.stdout.splitlines() == [
+        "app/tasks.py:1:1: IDM901 invalid idemlint configuration: flake8 option "
+        "'idemlint-task-decorators': 'not-ok' is not a name or a dotted name; idemlint checked nothing"
+    ]
+
+
+def test_cli_task_decorator_option_is_checked(run_cli: RunCli, tmp_path: pathlib.Path) -> None:
+    project(tmp_path, "[project]\nname = 'x'\n")
+    status, out, err = run_cli("check", "--no-cache", "--task-decorator", "", str(tmp_path))
+    assert status == 2 and out == ""
+    assert "'' is not a name or a dotted name" in err
+
+
+def test_find_config_reports_a_fifo_instead_of_blocking_on_it(tmp_path: pathlib.Path) -> None:
+    os.mkfifo(tmp_path / "pyproject.toml")
+    assert find_config([str(tmp_path)]) == str(tmp_path / "pyproject.toml")
+    with pytest.raises(ConfigError, match="a FIFO"):
+        load_settings(str(tmp_path / "pyproject.toml"))
+
+
+@pytest.mark.parametrize("case", ["fifo", "device", "huge"])
+def test_config_option_naming_a_file_idemlint_cannot_read_is_one_line(tmp_path: pathlib.Path, case: str) -> None:
+    make, message = {name: (make, message) for name, make, message in BROKEN_FILES}[case]
+    repository = broken_project(tmp_path, write_text("[tool.idemlint]\n"))
+    make(tmp_path / "named.toml")
+    run = subprocess.run(
+        [IDEMLINT, "check", "--no-cache", "--config", str(tmp_path / "named.toml"), "app"],
+        capture_output=True, text=True, cwd=repository, timeout=60,
+    )
+    assert run.returncode == 2 and run.stdout == ""
+    assert len(run.stderr.splitlines()) == 1 and "Traceback" not in run.stderr
+    assert "named.toml" in run.stderr and message in run.stderr
+
+
+def flake8_run(cwd: pathlib.Path, *args: str) -> "subprocess.CompletedProcess[str]":
+    return subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", *args],
+        capture_output=True, text=True, cwd=cwd, timeout=120,
+    )
+
+
+# --------------------------------------------------------------------------
+# Configured side-effect globs are matched without backtracking: a glob of
+# 6 stars took 17 s on a 93-character name, one of 20 never finished.
+
+LONG_NAME_TASK = textwrap.dedent(
+    """    from celery import shared_task
+    from myproject import {module}
+
+
+    @shared_task
+    def settle(order_id):
+        {module}.charge(order_id)
+    """
+)
+
+
+@pytest.mark.parametrize("stars", [6, 20, 100])
+def test_configured_globs_with_many_stars_finish_on_a_long_name(
+    run_cli: RunCli, tmp_path: pathlib.Path, stars: int
+) -> None:
+    module = "a" * 120
+    (tmp_path / "tasks.py").write_text(LONG_NAME_TASK.format(module=module))
+    almost = "myproject." + "*a" * stars + "*z*"  # backtracks through every split of the name
+    matches = "myproject." + "*a" * stars + "*.charge"
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.idemlint.side-effects]\nkeyable = ["{almost}"]\nnon-keyable = []\n'
+    )
+    status, out, _ = run_cli("check", "--no-cache", str(tmp_path))
+    assert (status, out) == (0, "")
+    (tmp_path / "pyproject.toml").write_text(f'[tool.idemlint.side-effects]\nkeyable = ["{matches}"]\n')
+    status, out, _ = run_cli("check", "--no-cache", str(tmp_path))
+    assert status == 1 and out.count(" IDM002 ") == 1 and ".charge()` in task `settle`" in out
+
+
+def test_per_file_ignores_with_many_stars_finish(run_cli: RunCli, tmp_path: pathlib.Path) -> None:
+    project(tmp_path, '[tool.idemlint]\nper-file-ignores = { "' + "*a" * 100 + '*z*" = ["IDM"] }\n')
+    deep = tmp_path / ("a" * 200)
+    deep.mkdir()
+    (deep / "tasks.py").write_text(BUGGY_TASK)
+    status, out, _ = run_cli("check", "--no-cache", str(tmp_path))
+    assert status == 1 and out.count(" IDM002 ") == 2

@@ -164,3 +164,40 @@ def test_task_decorators_are_read_from_flake8_configuration(tmp_path: pathlib.Pa
         cwd=tmp_path, capture_output=True, text=True, timeout=120,
     )
     assert result.stdout.startswith("tasks.py:7:5: IDM002 "), result.stdout + result.stderr
+
+
+def test_a_broken_configuration_is_one_line_per_file_in_every_flake8_worker(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("tool = 5\n")
+    names = [f"tasks_{number}.py" for number in range(4)]
+    for name in names:
+        write(tmp_path, BUGGY_TASK.format(comment=""), name)
+    result = flake8("--select", "IDM", "--jobs", "2", *names, cwd=tmp_path)
+    assert result.returncode == 1 and result.stderr == "", result.stderr
+    assert sorted(result.stdout.splitlines()) == [
+        f"{name}:1:1: IDM901 invalid idemlint configuration: {tmp_path / 'pyproject.toml'}: "
+        "'tool' must be a table, not an integer; idemlint checked nothing"
+        for name in names
+    ]
+
+
+def test_a_bug_in_reading_the_configuration_is_one_line_not_a_raise(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path
+) -> None:
+    import argparse
+    import ast
+
+    from idemlint import flake8_plugin
+
+    def broken(path: object) -> None:
+        raise RuntimeError("boom")
+
+    checker = flake8_plugin.IdemlintChecker
+    # parse_options sets class attributes: monkeypatch restores them afterwards.
+    monkeypatch.setattr(checker, "settings", checker.settings)
+    monkeypatch.setattr(checker, "configuration_problem", checker.configuration_problem)
+    monkeypatch.setattr(flake8_plugin, "load_settings", broken)
+    monkeypatch.chdir(tmp_path)
+    checker.parse_options(argparse.Namespace())
+    lines = list(checker(ast.parse(""), ["x = 1\n"], "x.py").run())
+    assert [(line, column) for line, column, _, _ in lines] == [(1, 0)]
+    assert lines[0][2].startswith("IDM900 internal error in reading the configuration (RuntimeError: boom)")

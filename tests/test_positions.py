@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import io
 import pathlib
+from typing import Iterator
 
 import libcst as cst
 import pytest
@@ -102,3 +103,66 @@ def test_statement_positions_match_whole_module_positions(source: str) -> None:
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     located = locate([Piece(module, ast.parse(source))], nodes, io.StringIO(source, newline="").readlines())
     assert {id(n): located[id(n)] for n in nodes} == {id(n): expected[n] for n in nodes}
+
+
+def long_task(blocks: int) -> str:
+    """One task whose body is ``blocks`` guarded calls of several shapes, each
+    in its own compound statement, some nested, some in ``else`` branches
+    (which stay positioned with their whole statement)."""
+    shapes = (
+        "    if not order.sent_{n}:\n        requests.post('u{n}', json={{'n': {n}}})\n",
+        "    if order.ready_{n}:\n        if not order.sent_{n}:\n            notify({n})\n"
+        "    else:\n        log({n})\n",
+        "    for item in order.items_{n}:\n        post(item, {n})\n    else:\n        done({n})\n",
+        "    with lock({n}) as held:\n        held.use(call({n}))\n",
+        "    try:\n        send({n})\n    except Error:\n        retry({n})\n",
+        "    total_{n} = compute({n}); post(total_{n})\n",
+    )
+    body = "".join(shapes[n % len(shapes)].format(n=n) for n in range(blocks))
+    return f"@shared_task\ndef notify_all(order):\n{body}"
+
+
+def test_long_task_body_positions_match_whole_module_positions() -> None:
+    source = long_task(300)
+    module = cst.parse_module(source)
+    nodes = every_call(module)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    located = locate([Piece(module, ast.parse(source))], nodes, io.StringIO(source, newline="").readlines())
+    assert {id(n): located[id(n)] for n in nodes} == {id(n): expected[n] for n in nodes}
+
+
+def count_nodes(module: cst.Module) -> int:
+    count = 0
+
+    class Count(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            nonlocal count
+            count += 1
+            return True
+
+    module.visit(Count())
+    return count
+
+
+def test_positions_walk_a_long_body_once_whatever_the_number_of_findings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # One walk of each statement per finding made 4 000 findings in one task
+    # take 29 s; the walk must visit each node a bounded number of times.
+    import idemlint.positions as positions
+
+    visits = 0
+    children = positions._children
+
+    def counted(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        nonlocal visits
+        visits += 1
+        return children(node)
+
+    monkeypatch.setattr(positions, "_children", counted)
+    source = long_task(600)
+    module = cst.parse_module(source)
+    nodes = every_call(module)
+    locate([Piece(module, ast.parse(source))], nodes, io.StringIO(source, newline="").readlines())
+    assert len(nodes) > 1000
+    assert visits <= count_nodes(module)

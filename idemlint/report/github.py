@@ -19,7 +19,7 @@ from typing import List, Tuple, Union
 from idemlint.engine import LintResult
 from idemlint.findings import FileProblem, Finding
 from idemlint.git import report_root
-from idemlint.report.escape import visible
+from idemlint.escape import visible
 from idemlint.report.meta import code_info
 from idemlint.report.source import ReportPaths
 

@@ -17,7 +17,7 @@ from typing import Dict
 from idemlint.engine import LintResult
 from idemlint.findings import Finding
 from idemlint.git import report_root
-from idemlint.report.escape import valid_unicode, visible
+from idemlint.escape import valid_unicode, visible
 from idemlint.report.meta import code_info
 from idemlint.report.source import ReportPaths, fingerprints
 

@@ -22,7 +22,7 @@ from idemlint.engine import LintResult
 from idemlint.findings import Finding
 from idemlint.git import report_root
 from idemlint.report.meta import PROJECT_URL, code_info
-from idemlint.report.escape import valid_unicode, visible
+from idemlint.escape import valid_unicode, visible
 from idemlint.report.source import ReportPaths, utf8_column
 
 SOURCE = {"name": "idemlint", "url": PROJECT_URL}

@@ -13,7 +13,7 @@ from typing import List
 
 from idemlint.engine import LintResult
 from idemlint.findings import Finding
-from idemlint.report.escape import visible
+from idemlint.escape import visible
 from idemlint.report.meta import code_info
 from idemlint.report.source import source_lines
 from idemlint.report.text import line_for

@@ -23,7 +23,7 @@ from idemlint.engine import LintResult
 from idemlint.findings import FileProblem, Finding
 from idemlint.git import report_root
 from idemlint.report.meta import PROJECT_URL, UNUSED_NOQA, CodeInfo, code_info
-from idemlint.report.escape import visible
+from idemlint.escape import visible
 from idemlint.report.source import ReportPaths, fingerprints
 from idemlint.rules import RULES
 

@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from idemlint.findings import Finding
-from idemlint.report.escape import valid_unicode
+from idemlint.escape import valid_unicode
 
 _WHITESPACE = re.compile(r"\s+")
 

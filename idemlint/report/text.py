@@ -10,7 +10,7 @@ from typing import List, Union
 
 from idemlint.engine import LintResult
 from idemlint.findings import FileProblem, Finding
-from idemlint.report.escape import visible
+from idemlint.escape import visible
 
 
 def line_for(item: Union[Finding, FileProblem]) -> str:
