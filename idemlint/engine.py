@@ -33,6 +33,7 @@ from typing import (
 
 from idemlint.discovery import Selection, discover
 from idemlint.findings import FileProblem, Finding
+from idemlint.reading import NOT_REGULAR, NotRegularFile, read_regular
 from idemlint.settings import DEFAULT_SETTINGS, Settings
 
 if TYPE_CHECKING:
@@ -390,11 +391,13 @@ def _load(
 
 
 def _read(path: str) -> Union[bytes, FileProblem]:
+    """A checked file's bytes, or its one ``E902`` line (never a hang: see ``reading``)."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        return read_regular(path)
     except IsADirectoryError:
         return FileProblem(path, 1, 1, "E902", "is a directory")
+    except NotRegularFile:
+        return FileProblem(path, 1, 1, "E902", NOT_REGULAR)
     except OSError as error:
         reason = error.strerror or type(error).__name__
         return FileProblem(path, 1, 1, "E902", f"cannot read file: {reason}")
