@@ -2,7 +2,7 @@
 
 Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal
 error, or a file that could not be read or parsed (the others are still
-analysed and reported).
+analysed and reported), 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a process Ctrl-C stopped
 
 _CODE_PREFIX = re.compile(r"IDM\d{0,3}\Z")
 
@@ -341,7 +342,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         return EXIT_ERROR
     except (click.Abort, KeyboardInterrupt):
         click.echo("idemlint: interrupted", err=True)
-        return EXIT_ERROR
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_ERROR
     except Exception as error:

@@ -313,9 +313,9 @@ def _analyse_chunks(
 ) -> List[List[_FileResult]]:
     if workers == 1:
         return [_analyse_candidates(chunk, files, settings) for chunk in chunks]
-    from concurrent.futures import ProcessPoolExecutor
+    from idemlint.workers import worker_pool
 
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with worker_pool(workers) as pool:
         return list(pool.map(_analyse_candidates, chunks, [files] * len(chunks), [settings] * len(chunks)))
 
 
