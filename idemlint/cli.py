@@ -54,6 +54,15 @@ def _code_prefixes(
     return prefixes
 
 
+def _revision(
+    context: click.Context, parameter: click.Parameter, value: Optional[str]
+) -> Optional[str]:
+    # An empty revision (an unset CI variable) must not quietly mean "no filter".
+    if value is not None and not value.strip():
+        raise click.BadParameter("an empty revision; give a git revision, or '-' to read a diff")
+    return value
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="idemlint")
 def cli() -> None:
@@ -89,6 +98,7 @@ def cli() -> None:
     "--diff",
     "diff_revision",
     metavar="REV",
+    callback=_revision,
     help="Report only findings on lines changed since git revision REV "
     "(or in the unified diff read from stdin with '-').",
 )
@@ -191,7 +201,7 @@ def check(
         extend_exclude=configured.extend_exclude + exclude,
     )
     # Read before the analysis: a bad revision or diff fails fast.
-    changed = _changed_lines(diff_revision, paths) if diff_revision else None
+    changed = _changed_lines(diff_revision, paths) if diff_revision is not None else None
     cache = None
     if not no_cache:
         root = os.path.dirname(os.path.abspath(config_path)) if config_path else os.getcwd()

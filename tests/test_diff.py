@@ -124,3 +124,19 @@ def test_outside_a_git_repository_is_one_line(
     status, out, err = run_cli("check", "--diff", "HEAD", "tasks.py")
     assert (status, out) == (2, "")
     assert len(err.strip().splitlines()) == 1 and "not inside a git repository" in err
+
+
+@pytest.mark.parametrize("argument", [["--diff", ""], ["--diff="], ["--diff", "  "]])
+def test_an_empty_revision_is_a_usage_error(
+    repo: pathlib.Path, run_cli: RunCli, argument: "list[str]"
+) -> None:
+    # An unset CI variable (`--diff "$BASE"`) must not quietly report everything.
+    change_refund_line(repo)
+    status, out, err = run_cli("check", *argument, ".")
+    assert (status, out) == (2, "")
+    errors = [line for line in err.splitlines() if line.startswith("Error:")]
+    assert errors == [
+        "Error: Invalid value for '--diff': an empty revision; "
+        "give a git revision, or '-' to read a diff"
+    ]
+
