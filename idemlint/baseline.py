@@ -18,10 +18,14 @@ from typing import Dict, List, Sequence, Tuple
 from idemlint.atomic import write_atomic
 from idemlint.findings import Finding
 from idemlint.escape import json_escaped
+from idemlint.reading import NOT_REGULAR, FileTooLarge, NotRegularFile, read_regular
 from idemlint.report.source import Identity, identities, offending_source, relative_to
 
 VERSION = 1
 EXCERPT_LENGTH = 120
+# Far above any real baseline (about 300 bytes an entry), far below what
+# would exhaust memory.
+MAX_BYTES = 64 << 20
 
 
 class BaselineError(Exception):
@@ -73,22 +77,35 @@ def apply_baseline(path: str, findings: Sequence[Finding]) -> Filtered:
     return Filtered(findings=tuple(new), stale=stale)
 
 
+def _document(path: str) -> object:
+    """The baseline's JSON; read bounded, since a baseline committed in the
+    checked repository may be a link to ``/dev/zero`` or a FIFO."""
+    try:
+        data = read_regular(path, limit=MAX_BYTES)
+    except FileNotFoundError:
+        raise BaselineError(
+            f"baseline file {path} does not exist (create it with --write-baseline)"
+        ) from None
+    except (IsADirectoryError, NotRegularFile):
+        raise BaselineError(f"baseline file {path} is {NOT_REGULAR}") from None
+    except FileTooLarge:
+        raise BaselineError(f"baseline file {path} is larger than {MAX_BYTES >> 20} MiB") from None
+    except OSError as error:
+        raise BaselineError(f"cannot read baseline file {path}: {error.strerror or error}") from None
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as error:
+        raise BaselineError(f"baseline file {path} is not valid JSON: {error}") from None
+    except RecursionError:
+        raise BaselineError(f"baseline file {path} is not valid JSON: nested too deeply") from None
+
+
 def _directory(path: str) -> str:
     return os.path.dirname(os.path.abspath(path))
 
 
 def _read(path: str) -> Dict[Identity, int]:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            document = json.load(handle)
-    except FileNotFoundError:
-        raise BaselineError(
-            f"baseline file {path} does not exist (create it with --write-baseline)"
-        ) from None
-    except OSError as error:
-        raise BaselineError(f"cannot read baseline file {path}: {error.strerror or error}") from None
-    except (ValueError, UnicodeDecodeError) as error:
-        raise BaselineError(f"baseline file {path} is not valid JSON: {error}") from None
+    document = _document(path)
     if not isinstance(document, dict) or document.get("version") != VERSION:
         raise BaselineError(f"baseline file {path} is not an idemlint baseline (version {VERSION})")
     entries = document.get("entries")

@@ -2,7 +2,7 @@
 
 Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal
 error, or a file that could not be read or parsed (the others are still
-analysed and reported).
+analysed and reported), 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a process Ctrl-C stopped
 
 _CODE_PREFIX = re.compile(r"IDM\d{0,3}\Z")
 
@@ -64,6 +65,15 @@ def _decorator_names(
     invalid = invalid_decorator_names(value)
     if invalid:
         raise click.BadParameter(f"{invalid[0]!r} is not a name or a dotted name")
+    return value
+
+
+def _revision(
+    context: click.Context, parameter: click.Parameter, value: Optional[str]
+) -> Optional[str]:
+    # An empty revision (an unset CI variable) must not quietly mean "no filter".
+    if value is not None and not value.strip():
+        raise click.BadParameter("an empty revision; give a git revision, or '-' to read a diff")
     return value
 
 
@@ -102,6 +112,7 @@ def cli() -> None:
     "--diff",
     "diff_revision",
     metavar="REV",
+    callback=_revision,
     help="Report only findings on lines changed since git revision REV "
     "(or in the unified diff read from stdin with '-').",
 )
@@ -205,7 +216,7 @@ def check(
         extend_exclude=configured.extend_exclude + exclude,
     )
     # Read before the analysis: a bad revision or diff fails fast.
-    changed = _changed_lines(diff_revision, paths) if diff_revision else None
+    changed = _changed_lines(diff_revision, paths) if diff_revision is not None else None
     cache = None
     if not no_cache:
         root = os.path.dirname(os.path.abspath(config_path)) if config_path else os.getcwd()
@@ -356,7 +367,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         return EXIT_ERROR
     except (click.Abort, KeyboardInterrupt):
         click.echo("idemlint: interrupted", err=True)
-        return EXIT_ERROR
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_ERROR
     except Exception as error:

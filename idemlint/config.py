@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 import sys
 from dataclasses import replace
 from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
 from idemlint import catalog
 from idemlint.escape import visible
+from idemlint.reading import FileTooLarge, NotRegularFile, read_regular
 from idemlint.settings import DEFAULT_SETTINGS, Settings
 
 if sys.version_info >= (3, 11):
@@ -90,12 +90,18 @@ def _has_table(path: str) -> bool:
 def _read(path: str) -> Dict[str, Any]:
     shown = visible(path)
     try:
-        data = _bounded_bytes(path)
+        data = read_regular(path, limit=MAX_CONFIG_BYTES)
+    except IsADirectoryError:
+        raise ConfigError(f"{shown}: cannot read configuration: not a regular file (a directory)") from None
+    except NotRegularFile as error:
+        raise ConfigError(f"{shown}: cannot read configuration: not a regular file ({error.kind})") from None
+    except FileTooLarge:
+        raise ConfigError(
+            f"{shown}: cannot read configuration: larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB"
+        ) from None
     except OSError as error:
         reason = error.strerror or type(error).__name__
         raise ConfigError(f"{shown}: cannot read configuration: {reason}") from None
-    except _Unreadable as error:
-        raise ConfigError(f"{shown}: cannot read configuration: {error}") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -108,45 +114,6 @@ def _read(path: str) -> Dict[str, Any]:
         raise ConfigError(f"{shown}: invalid TOML: {visible(str(error))}") from None
     except RecursionError:
         raise ConfigError(f"{shown}: invalid TOML: nested too deeply") from None
-
-
-class _Unreadable(Exception):
-    """Why a path cannot be read as a configuration file."""
-
-
-def _bounded_bytes(path: str) -> bytes:
-    """The file's bytes, read only if it is a regular file of at most
-    ``MAX_CONFIG_BYTES``; opened non-blocking, so a FIFO cannot block."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    descriptor = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
-    try:
-        mode = os.fstat(descriptor).st_mode
-        if not stat.S_ISREG(mode):
-            raise _Unreadable(f"not a regular file ({_file_kind(mode)})")
-        chunks = []
-        size = 0
-        while size <= MAX_CONFIG_BYTES:
-            chunk = os.read(descriptor, MAX_CONFIG_BYTES + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if size > MAX_CONFIG_BYTES:
-            raise _Unreadable(f"larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB")
-        return b"".join(chunks)
-    finally:
-        os.close(descriptor)
-
-
-def _file_kind(mode: int) -> str:
-    kinds = (
-        (stat.S_ISDIR, "a directory"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-    )
-    return next((kind for test, kind in kinds if test(mode)), "not a file")
 
 
 def load_settings(path: Optional[str], base: Settings = DEFAULT_SETTINGS) -> Settings:

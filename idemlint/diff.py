@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, Optional, Set, Tuple
 
 from idemlint.findings import FileProblem, Finding
-from idemlint.git import GitError, repo_root, run_git
+from idemlint.git import GitError, neutral_filters, repo_root, run_git
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(?P<start>\d+)(?:,(?P<count>\d+))? @@")
 
@@ -60,7 +60,8 @@ def changed_since(revision: str, paths: Iterable[str]) -> ChangedLines:
         raise DiffError(f"--diff: unknown git revision {revision!r}") from None
     try:
         diff = run_git(
-            ["-c", "core.quotePath=false", "diff", "--unified=0", "--no-color", "--no-ext-diff",
+            [*neutral_filters(root), "-c", "core.quotePath=false", "diff", "--unified=0",
+             "--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all",
              "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", revision, "--"],
             root,
         )

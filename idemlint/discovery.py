@@ -3,7 +3,7 @@
 Directory walks skip version control, virtual environments, caches and build
 output, like ruff's defaults.  Symlinked directories are not followed (no
 loops); anything that is not a regular file is reported, never opened (a FIFO
-would block the run).
+would block the run; what is swapped in after the walk, reading refuses).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator, List, Set, Tuple, Union
 
 from idemlint.findings import FileProblem
+from idemlint.reading import NOT_REGULAR
 
 SKIPPED_DIRECTORIES = frozenset(
     {
@@ -94,7 +95,7 @@ def _expand(path: str, selection: Selection) -> Iterator[_Found]:
     elif stat.S_ISREG(mode):
         yield path, os.path.realpath(path)
     else:
-        yield FileProblem(path, 1, 1, "E902", "not a regular file"), os.path.realpath(path)
+        yield FileProblem(path, 1, 1, "E902", NOT_REGULAR), os.path.realpath(path)
 
 
 def _walk(
@@ -149,7 +150,7 @@ def _file(entry: os.DirEntry[str], real_directory: str, selection: Selection) ->
     elif link:
         yield from _expand(entry.path, selection)
     else:
-        yield FileProblem(entry.path, 1, 1, "E902", "not a regular file"), os.path.join(
+        yield FileProblem(entry.path, 1, 1, "E902", NOT_REGULAR), os.path.join(
             real_directory, entry.name
         )
 

@@ -34,6 +34,7 @@ from typing import (
 from idemlint.codes import INTERNAL_ERROR as INTERNAL_ERROR  # also the flake8 plugin's
 from idemlint.discovery import Selection, discover
 from idemlint.findings import FileProblem, Finding
+from idemlint.reading import NOT_REGULAR, NotRegularFile, read_regular
 from idemlint.settings import DEFAULT_SETTINGS, Settings
 
 if TYPE_CHECKING:
@@ -365,9 +366,9 @@ def _analyse_chunks(
 ) -> List[List[_FileResult]]:
     if workers == 1:
         return [_analyse_candidates(chunk, files, settings) for chunk in chunks]
-    from concurrent.futures import ProcessPoolExecutor
+    from idemlint.workers import worker_pool
 
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with worker_pool(workers) as pool:
         return list(pool.map(_analyse_candidates, chunks, [files] * len(chunks), [settings] * len(chunks)))
 
 
@@ -443,11 +444,13 @@ def _load(
 
 
 def _read(path: str) -> Union[bytes, FileProblem]:
+    """A checked file's bytes, or its one ``E902`` line (never a hang: see ``reading``)."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        return read_regular(path)
     except IsADirectoryError:
         return FileProblem(path, 1, 1, "E902", "is a directory")
+    except NotRegularFile:
+        return FileProblem(path, 1, 1, "E902", NOT_REGULAR)
     except OSError as error:
         reason = error.strerror or type(error).__name__
         return FileProblem(path, 1, 1, "E902", f"cannot read file: {reason}")

@@ -22,6 +22,7 @@ import libcst as cst
 from idemlint.cache import UNREADABLE, content_hash
 from idemlint.findings import FileProblem
 from idemlint.modules import module_files, module_name
+from idemlint.reading import read_regular
 from idemlint.segments import Later, Piece, Screen, Segment, split
 from idemlint.tasks import ModuleIndex, build_index, task_decorator_wrappers
 
@@ -317,9 +318,8 @@ def read_module(
     """A project module a task reaches (None when it cannot be read or
     parsed), and the content hash of the bytes read (cache.UNREADABLE: none)."""
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except OSError:
+        raw = read_regular(path)
+    except OSError:  # unreadable, or no longer a regular file: never a hang
         return None, UNREADABLE
     loaded = load_source(raw, path, None, task_decorators, project_decorator)
     return (loaded if isinstance(loaded, LoadedModule) else None), content_hash(raw)

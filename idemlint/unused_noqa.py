@@ -18,6 +18,7 @@ from typing import Iterator, List, Sequence, Tuple
 from idemlint.engine import LintResult
 from idemlint.findings import Finding
 from idemlint.noqa import NOQA_INLINE, NoqaMap
+from idemlint.reading import read_regular
 from idemlint.report.meta import UNUSED_NOQA
 from idemlint.report.source import source_lines
 from idemlint.rules import RULES
@@ -57,8 +58,7 @@ def unused_noqa(result: LintResult, settings: Settings) -> Tuple[Finding, ...]:
 
 def _may_name_our_codes(path: str) -> bool:
     try:
-        with open(path, "rb") as handle:
-            return _MAY_NAME_OUR_CODES.search(handle.read()) is not None
+        return _MAY_NAME_OUR_CODES.search(read_regular(path)) is not None
     except OSError:
         return False
 

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import signal
 from typing import Callable, Iterator, Tuple
 
 import pytest
@@ -41,3 +42,19 @@ def run_cli(capsys: pytest.CaptureFixture[str]) -> RunCli:
         return status, captured.out, captured.err
 
     return run
+
+
+@pytest.fixture
+def alarm() -> Iterator[None]:
+    """Turns a regression (a read that blocks forever) into a failure, not a hung suite."""
+
+    def hung(signum: int, frame: object) -> None:
+        pytest.fail("blocked reading a FIFO")  # not an OSError: nothing reports it as E902
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(30)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 
 import pytest
 from conftest import RunCli
+
+from idemlint.baseline import MAX_BYTES
 
 TASK = """\
 import requests
@@ -119,3 +122,40 @@ def test_baseline_and_write_baseline_together_is_a_usage_error(
 ) -> None:
     status, _, err = run_cli("check", "--baseline", "a.json", "--write-baseline", "b.json", "src")
     assert status == 2 and "cannot be used together" in err
+
+
+# A baseline can be committed in the checked repository: it must not be able
+# to block the run or exhaust its memory.
+posix_only = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs and /dev")
+
+
+@posix_only
+@pytest.mark.parametrize("kind", ["link to /dev/zero", "fifo"])
+def test_a_baseline_that_is_not_a_regular_file_is_one_line(
+    project: pathlib.Path, run_cli: RunCli, alarm: None, kind: str
+) -> None:
+    baseline = project / "baseline.json"
+    if kind == "fifo":
+        os.mkfifo(baseline)  # no writer: a blocking open would wait forever
+    else:
+        baseline.symlink_to("/dev/zero")  # would never end
+    status, out, err = run_cli("check", "--baseline", "baseline.json", "src")
+    assert (status, out) == (2, "")
+    assert err == "Error: baseline file baseline.json is not a regular file\n"
+
+
+def test_a_baseline_above_the_size_limit_is_one_line(
+    project: pathlib.Path, run_cli: RunCli
+) -> None:
+    with (project / "baseline.json").open("wb") as handle:
+        handle.truncate(MAX_BYTES + 1)  # sparse: costs no disk
+    status, out, err = run_cli("check", "--baseline", "baseline.json", "src")
+    assert (status, out) == (2, "")
+    assert err == "Error: baseline file baseline.json is larger than 64 MiB\n"
+
+
+def test_a_deeply_nested_baseline_is_one_line(project: pathlib.Path, run_cli: RunCli) -> None:
+    (project / "baseline.json").write_text("[" * 100_000)
+    status, out, err = run_cli("check", "--baseline", "baseline.json", "src")
+    assert (status, out) == (2, "")
+    assert err == "Error: baseline file baseline.json is not valid JSON: nested too deeply\n"

@@ -124,3 +124,84 @@ def test_outside_a_git_repository_is_one_line(
     status, out, err = run_cli("check", "--diff", "HEAD", "tasks.py")
     assert (status, out) == (2, "")
     assert len(err.strip().splitlines()) == 1 and "not inside a git repository" in err
+
+
+@pytest.mark.parametrize("argument", [["--diff", ""], ["--diff="], ["--diff", "  "]])
+def test_an_empty_revision_is_a_usage_error(
+    repo: pathlib.Path, run_cli: RunCli, argument: "list[str]"
+) -> None:
+    # An unset CI variable (`--diff "$BASE"`) must not quietly report everything.
+    change_refund_line(repo)
+    status, out, err = run_cli("check", *argument, ".")
+    assert (status, out) == (2, "")
+    errors = [line for line in err.splitlines() if line.startswith("Error:")]
+    assert errors == [
+        "Error: Invalid value for '--diff': an empty revision; "
+        "give a git revision, or '-' to read a diff"
+    ]
+
+
+# --- the checked repository's git configuration runs nothing -----------------
+
+MARKER_SCRIPT = """\
+#!/bin/sh
+echo "$0 $*" >> '{log}'
+cat
+"""
+
+
+@pytest.fixture
+def hostile_repo(repo: pathlib.Path, tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
+    """A repository whose .git/config and .gitattributes name programs for git
+    to run on a diff; each program would write to a file outside it."""
+    outside = tmp_path_factory.mktemp("outside")
+    for name in ("fsmonitor", "textconv", "external", "clean", "process", "dotted"):
+        script = outside / f"{name}.sh"
+        script.write_text(MARKER_SCRIPT.format(log=outside / f"{name}.ran"))
+        script.chmod(0o755)
+    (repo / ".gitattributes").write_text("*.py diff=evil filter=evil\nhelpers.py filter=a.b\n")
+    (repo / "helpers.py").write_text("def audit():\n    return 1\n")
+    git(repo, "add", ".gitattributes", "helpers.py")
+    git(repo, "commit", "-q", "-m", "attributes")
+    # Configured last: the test's own git commands would run them too.
+    for key, name in [
+        ("core.fsmonitor", "fsmonitor"),
+        ("diff.evil.textconv", "textconv"),
+        ("diff.external", "external"),
+        ("diff.evil.command", "external"),
+        ("filter.evil.clean", "clean"),
+        ("filter.evil.process", "process"),
+        ("filter.evil.required", None),
+        ("filter.a.b.clean", "dotted"),
+    ]:
+        git(repo, "config", key, "true" if name is None else str(outside / f"{name}.sh"))
+    (repo / "helpers.py").write_text("def audit():\n    return 2\n")
+    change_refund_line(repo)
+    return outside
+
+
+def test_git_runs_none_of_the_programs_the_repository_configures(
+    repo: pathlib.Path, hostile_repo: pathlib.Path, run_cli: RunCli
+) -> None:
+    status, out, err = run_cli("check", "--no-cache", "--diff", "HEAD", ".")
+    assert sorted(path.name for path in hostile_repo.iterdir()) == sorted(
+        f"{name}.sh" for name in ("fsmonitor", "textconv", "external", "clean", "process", "dotted")
+    )
+    assert (status, err) == (1, "")
+    assert [line.split(": ")[0] for line in out.splitlines()] == ["./tasks.py:10:5"]
+
+
+def test_a_filter_driver_that_cannot_be_turned_off_is_one_line(
+    repo: pathlib.Path, tmp_path_factory: pytest.TempPathFactory, run_cli: RunCli
+) -> None:
+    outside = tmp_path_factory.mktemp("outside")
+    script = outside / "clean.sh"
+    script.write_text(MARKER_SCRIPT.format(log=outside / "clean.ran"))
+    script.chmod(0o755)
+    git(repo, "config", "filter.a=b.clean", str(script))
+    (repo / ".gitattributes").write_text("*.py filter=a=b\n")
+    change_refund_line(repo)
+    status, out, err = run_cli("check", "--no-cache", "--diff", "HEAD", ".")
+    assert (status, out) == (2, "")
+    assert len(err.strip().splitlines()) == 1 and "filter driver named 'a=b'" in err
+    assert not (outside / "clean.ran").exists()

@@ -20,6 +20,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from idemlint.findings import Finding
 from idemlint.escape import valid_unicode
+from idemlint.reading import read_regular
 
 _WHITESPACE = re.compile(r"\s+")
 
@@ -40,8 +41,7 @@ def _lines(path: str, mtime_ns: int, size: int) -> Tuple[str, ...]:
     from idemlint.project import decode
 
     try:
-        with open(path, "rb") as handle:
-            text = decode(handle.read(), path)
+        text = decode(read_regular(path), path)
     except OSError:
         return ()
     if not isinstance(text, str):
