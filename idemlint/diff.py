@@ -6,7 +6,6 @@ finding in a task); only reporting is narrowed to the touched lines.
 
 from __future__ import annotations
 
-import ast
 import os
 import re
 from dataclasses import dataclass
@@ -60,8 +59,11 @@ def changed_since(revision: str, paths: Iterable[str]) -> ChangedLines:
         raise DiffError(f"--diff: unknown git revision {revision!r}") from None
     try:
         diff = run_git(
+            # --text: a `-diff` or `binary` attribute in the repository's own
+            # .gitattributes would otherwise reduce a changed file to "Binary
+            # files differ", with no lines, and hide its findings.
             [*neutral_filters(root), "-c", "core.quotePath=false", "diff", "--unified=0",
-             "--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all",
+             "--text", "--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all",
              "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", revision, "--"],
             root,
         )
@@ -111,11 +113,25 @@ def parse_unified_diff(patch: str, root: str) -> ChangedLines:
 def _target_name(field: str) -> Optional[str]:
     """The new file's name from a ``+++`` line; None for a deleted file."""
     field = field.rstrip("\n").split("\t")[0]
-    if field.startswith('"'):  # git's C-style quoting of unusual names
-        try:
-            field = ast.literal_eval("b" + field).decode("utf-8", "surrogateescape")
-        except (ValueError, SyntaxError):
-            return None
+    if field.startswith('"') and field.endswith('"') and len(field) > 1:
+        field = _unquoted(field[1:-1])
     if field == "/dev/null":
         return None
     return field[2:] if field.startswith("b/") else field
+
+
+# git's C-style quoting of a name holding a quote, a backslash or a control
+# character (and, unless core.quotePath is false, any byte above 0x7f): these
+# escapes and three-digit octal bytes; other bytes stand for themselves.
+_QUOTED = re.compile(rb'\\([0-7]{3}|[abtnvfr"\\])')
+_ESCAPES = {b"a": b"\a", b"b": b"\b", b"t": b"\t", b"n": b"\n", b"v": b"\v", b"f": b"\f",
+            b"r": b"\r", b'"': b'"', b"\\": b"\\"}
+
+
+def _unquoted(quoted: str) -> str:
+    def byte(match: "re.Match[bytes]") -> bytes:
+        escape = match.group(1)
+        return bytes([int(escape, 8) & 0xFF]) if len(escape) == 3 else _ESCAPES[escape]
+
+    raw = _QUOTED.sub(byte, quoted.encode("utf-8", "surrogateescape"))
+    return raw.decode("utf-8", "surrogateescape")

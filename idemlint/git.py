@@ -18,7 +18,11 @@ class GitError(Exception):
 # the fsmonitor (and the untracked cache it feeds) off; reading a work tree's
 # content also turns off drivers (``neutral_filters``, and in ``diff``
 # ``--no-textconv --no-ext-diff``).
-_NEUTRAL_CONFIG = ("-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false")
+_NEUTRAL_CONFIG = ("-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false", "-c", "protocol.allow=never")
+# A partial clone fetches a missing object on demand, through whatever
+# transport its configuration names: no question idemlint asks needs the
+# network.  Nor does it need git to refresh the checked repository's index.
+_NEUTRAL_ENVIRONMENT = {"GIT_NO_LAZY_FETCH": "1", "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
 
 
 def run_git(arguments: List[str], directory: str, *, missing_ok: bool = False) -> str:
@@ -28,6 +32,7 @@ def run_git(arguments: List[str], directory: str, *, missing_ok: bool = False) -
         completed = subprocess.run(
             ["git", "--no-pager", *_NEUTRAL_CONFIG, *arguments],
             cwd=directory,
+            env={**os.environ, **_NEUTRAL_ENVIRONMENT},
             stdin=subprocess.DEVNULL,
             capture_output=True,
             check=False,

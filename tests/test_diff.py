@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import pathlib
 import subprocess
 
@@ -191,6 +192,33 @@ def test_git_runs_none_of_the_programs_the_repository_configures(
     assert [line.split(": ")[0] for line in out.splitlines()] == ["./tasks.py:10:5"]
 
 
+def test_a_partial_clone_cannot_make_the_diff_fetch_through_its_transport(
+    repo: pathlib.Path, tmp_path_factory: pytest.TempPathFactory, run_cli: RunCli
+) -> None:
+    """A repository shipped as a partial clone, with the blob the diff needs
+    missing: git would fetch it from the promisor remote, running the
+    configured ssh command."""
+    outside = tmp_path_factory.mktemp("outside")
+    script = outside / "ssh.sh"
+    script.write_text(MARKER_SCRIPT.format(log=outside / "ssh.ran"))
+    script.chmod(0o755)
+    blob = git(repo, "rev-parse", "HEAD:tasks.py").strip()
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    for key, value in [
+        ("core.repositoryformatversion", "1"),
+        ("extensions.partialClone", "origin"),
+        ("remote.origin.promisor", "true"),
+        ("remote.origin.url", "ssh://fetch.invalid/repo"),
+        ("core.sshCommand", str(script)),
+    ]:
+        git(repo, "config", key, value)
+    change_refund_line(repo)
+    status, out, err = run_cli("check", "--no-cache", "--diff", "HEAD", ".")
+    assert [path.name for path in outside.iterdir()] == ["ssh.sh"]
+    assert (status, out) == (2, "")
+    assert err.splitlines() == [f"Error: --diff HEAD: fatal: unable to read {blob}"]
+
+
 def test_a_filter_driver_that_cannot_be_turned_off_is_one_line(
     repo: pathlib.Path, tmp_path_factory: pytest.TempPathFactory, run_cli: RunCli
 ) -> None:
@@ -205,3 +233,32 @@ def test_a_filter_driver_that_cannot_be_turned_off_is_one_line(
     assert (status, out) == (2, "")
     assert len(err.strip().splitlines()) == 1 and "filter driver named 'a=b'" in err
     assert not (outside / "clean.ran").exists()
+
+
+@pytest.mark.parametrize("attribute", ["*.py -diff", "*.py binary", "tasks.py diff=unknown-driver"])
+def test_the_repositorys_attributes_cannot_hide_a_changed_file(
+    repo: pathlib.Path, run_cli: RunCli, attribute: str
+) -> None:
+    # Without --text, git reduces such a file to "Binary files differ": no
+    # lines, so every finding would be filtered out.
+    (repo / ".gitattributes").write_text(attribute + "\n")
+    git(repo, "add", ".gitattributes")
+    git(repo, "commit", "-q", "-m", "attributes")
+    change_refund_line(repo)
+    status, out, err = run_cli("check", "--diff", "HEAD", ".")
+    assert (status, err) == (1, "")
+    assert [line.split(": ")[0] for line in out.splitlines()] == ["./tasks.py:10:5"]
+
+
+@pytest.mark.parametrize("name", ["t\u00e9\\x.py", 'quote"d.py', "tab\there.py", "caf\u00e9.py"])
+def test_a_file_name_git_quotes_keeps_its_changed_lines(
+    repo: pathlib.Path, run_cli: RunCli, name: str
+) -> None:
+    (repo / name).write_text(TASKS)
+    git(repo, "add", name)
+    git(repo, "commit", "-q", "-m", "an unusual name")
+    source = (repo / name).read_text()
+    (repo / name).write_text(source.replace("/refunds'", "/refunds/v2'"))
+    status, out, _ = run_cli("check", "--diff", "HEAD", "--format", "json", name)
+    assert status == 1
+    assert [(f["path"], f["line"]) for f in json.loads(out)] == [(name, 10)]
