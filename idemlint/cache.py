@@ -15,7 +15,7 @@ Entries live in ``.idemlint_cache/`` (a ``.gitignore`` inside keeps them out
 of version control, like ruff's cache), each written atomically, so two runs
 at once at worst both write the same entry.  The directory is kept under
 :data:`MAX_BYTES` by deleting the entries the run did not use, oldest first,
-and temporary files a killed run left behind are deleted after an hour.
+and temporary entries a killed run left behind are deleted after an hour.
 
 The directory can come with the repository being checked, so it is
 untrusted input.  Entry names and contents are keyed hashes (BLAKE2b) made
@@ -430,7 +430,7 @@ def _items(data: object) -> List[object]:
 def _finding(data: object) -> Finding:
     fields = _fields(data, 11)
     path, line, column, code, end_line, end_column, rule, message, why, fix, task = fields
-    if code not in RULE_CODES:
+    if _text(code) not in RULE_CODES:  # _text first: a list is not hashable
         raise Invalid("unknown rule code")
     start, end = (_position(line), _position(column)), (_position(end_line), _position(end_column))
     if end < start:
@@ -443,7 +443,7 @@ def _finding(data: object) -> Finding:
 
 def _problem(data: object) -> FileProblem:
     path, line, column, code, message = _fields(data, 5)
-    if code not in FILE_PROBLEM_CODES:
+    if _text(code) not in FILE_PROBLEM_CODES:
         raise Invalid("unknown problem code")
     return FileProblem(_path(path), _position(line), _position(column), _text(code), _text(message))
 

@@ -225,7 +225,7 @@ def check(
         paths, settings, force_exclude=force_exclude, project=project_root, jobs=jobs, cache=cache
     )
     if cache is not None and cache.warning is not None:
-        click.echo(f"idemlint: warning: {cache.warning}", err=True)
+        click.echo(f"idemlint: warning: {visible(cache.warning)}", err=True)
     if show_unused_noqa:
         from idemlint.unused_noqa import unused_noqa
 

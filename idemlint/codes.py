@@ -1,4 +1,4 @@
-"""Every code idemlint writes, known without importing the rule registry.
+"""Every code a cache entry may hold, known without importing the rule registry.
 
 A run served from the cache checks each stored code against these (the
 registry imports libcst, which such a run never loads); a test keeps

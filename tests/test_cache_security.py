@@ -311,6 +311,7 @@ SIGNED_BUT_INVALID: Dict[str, Callable[[Dict[str, object]], bytes]] = {
     "a string for a line": edited(line="5"),
     "a boolean for a column": edited(column=True),
     "an unknown code": edited(code="IDM999"),
+    "a list for a code": edited(code=["IDM002"]),
     "a line the file does not have": edited(line=10_000, end_line=10_000),
     "an end before the start": edited(end_line=4),
     "a zero column": edited(column=0),
@@ -321,6 +322,10 @@ SIGNED_BUT_INVALID: Dict[str, Callable[[Dict[str, object]], bytes]] = {
     "too few fields": edited(why=DROPPED),
     "a digest of no file": edited(dependencies=[["shop.billing", None, "0" * 32]]),
     "a malformed digest": edited(dependencies=[["shop.billing", "./shop/billing.py", "../../x"]]),
+    "a problem with an unhashable code": lambda payload: variants(
+        {"findings": [], "problems": [["shop/tasks.py", 1, 1, {}, "m"]], "suppressed": [],
+         "dependencies": []}
+    ),
     "a problem with a rule code": lambda payload: variants(
         {"findings": [], "problems": [["shop/tasks.py", 1, 1, "IDM002", "m"]], "suppressed": [],
          "dependencies": []}
