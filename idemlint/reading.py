@@ -60,12 +60,18 @@ def read_regular(path: str, limit: Optional[int] = None) -> bytes:
     ``limit``, and ``OSError`` when the file cannot be opened or read.
     """
     descriptor = os.open(path, _FLAGS)
-    with os.fdopen(descriptor, "rb") as handle:
-        mode = os.fstat(handle.fileno()).st_mode
+    try:
+        # On the descriptor, before fdopen: fdopen refuses a directory
+        # without closing what it was given.
+        mode = os.fstat(descriptor).st_mode
         if stat.S_ISDIR(mode):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
         if not stat.S_ISREG(mode):
             raise NotRegularFile(path, mode)
+    except BaseException:
+        os.close(descriptor)
+        raise
+    with os.fdopen(descriptor, "rb") as handle:
         if limit is None:
             return handle.read()
         data = handle.read(limit + 1)

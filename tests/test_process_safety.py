@@ -256,3 +256,15 @@ def test_reading_stops_at_the_limit(tmp_path: pathlib.Path) -> None:
         read_regular(str(path), limit=10)
     with pytest.raises(IsADirectoryError):
         read_regular(str(tmp_path))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts descriptors in /proc")
+def test_reading_what_it_refuses_leaves_no_descriptor_open(tmp_path: pathlib.Path) -> None:
+    fifo = tmp_path / "fifo.py"
+    os.mkfifo(fifo)
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(20):
+        for refused in (str(tmp_path), str(fifo)):
+            with pytest.raises(OSError):
+                read_regular(refused)
+    assert len(os.listdir("/proc/self/fd")) == before
