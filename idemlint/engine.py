@@ -178,8 +178,8 @@ def lint_paths(
 
 
 def _in_path_order(files: List[str]) -> List[str]:
-    """The files in the order a walk of their common root lists them, however
-    the command line ordered them.
+    """The files sorted by their absolute paths' components, however the
+    command line ordered them.
 
     Everything downstream keeps the order of the files it is given: which
     file wins a module name two of them claim, and which task names a
