@@ -538,8 +538,10 @@ def _analyse(
     for loaded in modules:
         stage = "task detection"
         try:
-            wrappers = project.is_task_decorator if project is not None else _no_wrappers
-            decorators = task_decorators(loaded.index, settings.task_decorators, wrappers)
+            if project is not None:
+                decorators = task_decorators(loaded.index, settings.task_decorators, project.task_decorator)
+            else:
+                decorators = task_decorators(loaded.index, settings.task_decorators)
             for module_rule in module_rules:
                 stage = module_rule.code
                 for violation in module_rule.check_module(loaded.module, loaded.index, decorators):
@@ -559,10 +561,6 @@ def _analyse(
         except Exception as error:  # one broken rule must not end the run
             problems.append(internal_error(loaded.path, stage, error))
     return reported, walked, problems
-
-
-def _no_wrappers(qualified: str) -> bool:
-    return False
 
 
 def internal_error(path: str, stage: str, error: Exception) -> FileProblem:

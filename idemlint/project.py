@@ -15,7 +15,7 @@ import io
 import tokenize
 import warnings
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -23,7 +23,7 @@ from idemlint.cache import UNREADABLE, content_hash
 from idemlint.findings import FileProblem
 from idemlint.modules import module_files, module_name
 from idemlint.segments import Later, Piece, Screen, Segment, split
-from idemlint.tasks import ModuleIndex, build_index, task_decorator_wrappers
+from idemlint.tasks import BoundDecorators, Made, ModuleIndex, build_index, task_decorator_wrappers
 
 MAX_ALIAS_HOPS = 5
 
@@ -67,7 +67,8 @@ class Project:
         # are parsed up front depends on it), replayed whenever it is used,
         # and the hash of the bytes read for it (cache.UNREADABLE: none).
         self._loaded: Dict[str, Tuple[Optional[LoadedModule], List[Lookup], str]] = {}
-        self._wrappers: Dict[str, Tuple[bool, List[Lookup]]] = {}
+        self._decorators: Dict[str, Tuple[Optional[Made], List[Lookup]]] = {}
+        self._resolving: Set[str] = set()
 
     def load(self, name: str) -> Optional[LoadedModule]:
         """The module ``name`` (None when it is not in the project, or cannot
@@ -93,23 +94,45 @@ class Project:
         whoever looks it up depends on the bytes the engine read."""
         self._loaded[loaded.name] = (loaded, list(lookups), loaded.digest or UNREADABLE)
 
-    def is_task_decorator(self, qualified: str) -> bool:
-        """Whether a name is a project function that wraps a task decorator
-        (sentry's ``instrumented_task``), found without configuration."""
-        if qualified not in self._wrappers:
+    def task_decorator(self, qualified: str) -> Optional[Made]:
+        """What a project name makes when it decorates a function, None when
+        it is no task decorator; found without configuration: a function or
+        class that wraps a task decorator (sentry's ``instrumented_task``), a
+        module-level alias, instance or ``partial`` of one, followed through
+        re-exports (``from .celery import project_task`` in a package
+        ``__init__``).  What it looked up is recorded every time it is asked."""
+        if qualified not in self._decorators:
+            if qualified in self._resolving:  # a cycle of re-exports
+                return None
+            self._resolving.add(qualified)
             start = len(self.lookups)
-            found = self._split(qualified)
-            wrapper = False
-            if found is not None and len(found[1]) == 1:
-                loaded, rest = found
-                wrapper = rest[0] in task_decorator_wrappers(loaded.index)
-            self._wrappers[qualified] = (wrapper, self.lookups[start:])
+            try:
+                made = self._task_decorator(qualified)
+            finally:
+                self._resolving.discard(qualified)
+            self._decorators[qualified] = (made, self.lookups[start:])
         else:
-            self.lookups += self._wrappers[qualified][1]
-        return self._wrappers[qualified][0]
+            self.lookups += self._decorators[qualified][1]
+        return self._decorators[qualified][0]
+
+    def _task_decorator(self, qualified: str) -> Optional[Made]:
+        found = self._split(qualified)
+        if found is None or len(found[1]) != 1:
+            return None
+        loaded, (name,) = found
+        index = loaded.index
+        wrappers = task_decorator_wrappers(index, self._task_decorators)
+        if name in wrappers:
+            return "custom", {}
+        bound = BoundDecorators(index, (*self._task_decorators, *wrappers), self.task_decorator)(name)
+        if bound is not None:
+            return bound
+        if name in index.imports and name not in index.functions and name not in index.constants:
+            return self.task_decorator(index.imports[name])
+        return None
 
     def may_be_task_decorator(self, qualified: str) -> bool:
-        """Whether :meth:`is_task_decorator` could say yes, known without
+        """Whether :meth:`task_decorator` could say yes, known without
         parsing anything: the name's module is in the project.  The lookup is
         recorded as that method records it."""
         module = qualified.rpartition(".")[0]

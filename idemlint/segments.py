@@ -117,9 +117,11 @@ class Screen:
     What detection looks for is parsed up front: functions with a decorator
     that may make a task, ``Task`` subclasses, classes with such a method
     or arq settings, and the module's own task-decorator wrappers
-    (functions that call a task decorator).  A decorator may make a task
-    when its last name part is a task decorator's, a configured one's, a
-    wrapper's of this module, or an alias of one of those; or, in a
+    (functions that call a task decorator, classes that subclass or call
+    one).  A decorator may make a task when its last name part is a task
+    decorator's, a configured one's, a wrapper's of this module, or bound
+    at module level to one of those (an alias, an instance, a ``partial``
+    of one); or, in a
     whole-project run (``project_decorator``, see
     :meth:`idemlint.project.Project.may_be_task_decorator`), when the name
     it resolves to may be the project's own wrapper.
@@ -175,14 +177,20 @@ class Screen:
         return waiting
 
     def _wrappers(self) -> Set[str]:
-        """Functions of the module that may wrap a task decorator: those that
-        call one (the text mentions it, the syntax tree confirms a call), and
-        any defined inside a top-level ``if`` or ``try``."""
+        """Functions and classes of the module that may wrap a task
+        decorator: those that call one (the text mentions it, the syntax tree
+        confirms a call), classes that subclass one, and any function defined
+        inside a top-level ``if`` or ``try``."""
         wrappers: Set[str] = set()
         for segment in self._segments:
             definition = segment.definition()
             if definition is None:
                 wrappers |= {n.name for n in _top_level(segment.statements) if isinstance(n, _Function)}
+            elif isinstance(definition, ast.ClassDef):
+                if any(_last_part(base) in self._calls_decorator for base in definition.bases) or (
+                    self._mentions.search(self._text(segment)) and self._calls_a_decorator(definition)
+                ):
+                    wrappers.add(definition.name)
             elif (
                 isinstance(definition, _Function)
                 and self._mentions.search(self._text(segment))
@@ -191,7 +199,7 @@ class Screen:
                 wrappers.add(definition.name)
         return wrappers
 
-    def _calls_a_decorator(self, function: Union[ast.FunctionDef, ast.AsyncFunctionDef]) -> bool:
+    def _calls_a_decorator(self, function: _AnyDefinition) -> bool:
         for node in ast.walk(function):
             if isinstance(node, ast.Call):
                 target = node.func.func if isinstance(node.func, ast.Call) else node.func
@@ -217,9 +225,11 @@ class Screen:
     def _needed(self, segment: Segment, definition: _AnyDefinition) -> bool:
         if self._read_everywhere is not None and self._read_everywhere.search(self._text(segment)):
             return True
+        if definition.name in self._wrapper_names:
+            return True
         if isinstance(definition, ast.ClassDef):
             return self._needed_class(definition)
-        return definition.name in self._wrapper_names or self._decorated_as_task(definition)
+        return self._decorated_as_task(definition)
 
     def _needed_class(self, definition: ast.ClassDef) -> bool:
         if any(_last_part(base) in self._bases or "Task" in _dotted(base) for base in definition.bases):
@@ -318,7 +328,19 @@ def _bindings(tree: ast.Module) -> Iterator[Tuple[str, str]]:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
                 if isinstance(target, ast.Name):
-                    yield _last_part(node.value), target.id
+                    yield _bound_part(node.value), target.id
+
+
+def _bound_part(value: ast.expr) -> str:
+    """The last name part of what a module-level value applies to a function:
+    an alias's (``task = app.task``), a decorator instance's
+    (``retrying_task = shared_task(acks_late=True)``), a partial's first
+    argument's (``job = partial(rq_job, connection=c)``)."""
+    if not isinstance(value, ast.Call):
+        return _last_part(value)
+    if _last_part(value.func) == "partial" and value.args:
+        return _last_part(value.args[0])
+    return _last_part(value.func)
 
 
 def _top_level(statements: Iterable[ast.stmt]) -> Iterator[ast.stmt]:

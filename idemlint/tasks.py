@@ -72,6 +72,39 @@ class Task:
         return self.positional_arguments + keyword_only
 
 
+# What a task decorator makes: the framework and the options it sets.
+Made = Tuple[str, Dict[str, cst.BaseExpression]]
+
+PARTIALS = frozenset({"functools.partial"})
+
+
+def _no_project_decorator(qualified: str) -> Optional[Made]:
+    return None
+
+
+def _no_binding(name: str) -> Optional[Made]:
+    return None
+
+
+@dataclass(frozen=True)
+class Decorators:
+    """The task decorators a module may use beyond the catalogue's.
+
+    ``names``: configured names and the module's own wrapper functions and
+    classes, matched by spelling (they make ``custom`` tasks); ``bound``:
+    what a module-level name bound to a decorator, an instance of one or a
+    ``partial`` of one makes (see :class:`BoundDecorators`); ``project``:
+    what a name imported from another project module makes (see
+    :meth:`idemlint.project.Project.task_decorator`).  Both are asked only
+    about names that decorate something, so that no other module is parsed
+    for a name that cannot make a task.
+    """
+
+    names: Tuple[str, ...] = ()
+    bound: Callable[[str], Optional[Made]] = _no_binding
+    project: Callable[[str], Optional[Made]] = _no_project_decorator
+
+
 @dataclass
 class ModuleIndex:
     """What one module defines and imports, for tasks and their helpers."""
@@ -309,7 +342,7 @@ def _index_registration(index: ModuleIndex, resolver: Resolver, call: cst.Call) 
         if isinstance(target, cst.Name):
             index.registrations.append((target.value, "arq", _keywords(call)))
         return
-    decorator = classify_decorator(func, resolver, ())
+    decorator = classify_decorator(func, resolver)
     first = call.args[0]
     if decorator is not None and first.keyword is None and first.star == "":
         if isinstance(first.value, cst.Name):
@@ -325,14 +358,16 @@ def _keywords(call: cst.Call) -> Dict[str, cst.BaseExpression]:
 def classify_decorator(
     expression: cst.BaseExpression,
     resolver: Resolver,
-    extra_decorators: Sequence[str],
+    decorators: Decorators = Decorators(),
     local_functions: AbstractSet[str] = frozenset(),
-) -> Optional[Tuple[str, Dict[str, cst.BaseExpression]]]:
+) -> Optional[Made]:
     """(framework, options) when ``expression`` makes a task, else None.
 
-    A name defined by a ``def`` in the module is a task decorator only when it
-    wraps one (see :func:`task_decorator_wrappers`); then it arrives through
-    ``extra_decorators``.
+    A name defined by a ``def`` or ``class`` in the module is a task decorator
+    only when it wraps one (see :func:`task_decorator_wrappers`); then it
+    arrives through ``decorators.names``.  The options of a decorator bound
+    once (``decorators.bound``, ``decorators.project``) come first, those
+    written at the call override them.
     """
     options: Dict[str, cst.BaseExpression] = {}
     target = expression
@@ -342,14 +377,21 @@ def classify_decorator(
     spelled = dotted_name(target)
     if spelled is None:
         return None
+    bound = decorators.bound(spelled) if isinstance(target, cst.Name) else None
+    if bound is not None:
+        return bound[0], {**bound[1], **options}
     resolved = resolver.resolve(target) or spelled
-    if _is_configured(spelled, resolved, extra_decorators):
+    if _is_configured(spelled, resolved, decorators.names):
         return "custom", options
     if resolved in catalog.TASK_DECORATORS:
         return _framework(resolved), options
     top = resolved.split(".")[0]
     if top in catalog.NON_QUEUE_MODULES:
         return None
+    if resolver.is_imported(spelled.split(".")[0]) and resolved not in catalog.TASK_DECORATORS:
+        made = decorators.project(resolved)
+        if made is not None:
+            return made[0], {**made[1], **options}
     if isinstance(target, cst.Name):
         name = target.value
         if not resolver.is_imported(name):
@@ -395,50 +437,126 @@ def _framework(resolved: str) -> str:
 
 
 def task_decorator_wrappers(index: ModuleIndex, extra_decorators: Sequence[str] = ()) -> List[str]:
-    """Module functions that wrap a task decorator, so that they are one too.
+    """Module functions and classes that wrap a task decorator, so that they are one too.
 
     ``def mytask(**kw): return shared_task(**kw)`` or ``def job(fn): return
     app.task(bind=True)(fn)``: the project's own decorator, recognised without
-    configuration.
+    configuration; so is a class that subclasses a decorator class
+    (``class Job(rq.decorators.job)``) or whose ``__call__`` calls one.
     """
     resolver = index.resolver()
+    known = Decorators(tuple(extra_decorators))
     local_functions = set(index.functions)  # once: a module can define thousands
-    wrappers = []
-    for name, function in index.functions.up_front().items():
-        for call in _calls_in_statements(function.body.body):
-            target = call.func.func if isinstance(call.func, cst.Call) else call.func
-            if classify_decorator(target, resolver, extra_decorators, local_functions):
-                wrappers.append(name)
-                break
+    wrappers = [
+        name
+        for name, function in index.functions.up_front().items()
+        if _calls_a_decorator(function, resolver, known, local_functions)
+    ]
+    for name, owner in index.classes.up_front().items():
+        call = index.methods(owner).get("__call__")
+        if any(classify_decorator(base.value, resolver, known) for base in owner.bases) or (
+            call is not None and _calls_a_decorator(call, resolver, known, local_functions)
+        ):
+            wrappers.append(name)
     return wrappers
+
+
+def _calls_a_decorator(
+    function: cst.FunctionDef,
+    resolver: Resolver,
+    known: Decorators,
+    local_functions: AbstractSet[str],
+) -> bool:
+    for call in _calls_in_statements(function.body.body):
+        target = call.func.func if isinstance(call.func, cst.Call) else call.func
+        if classify_decorator(target, resolver, known, local_functions):
+            return True
+    return False
+
+
+class BoundDecorators:
+    """What the module-level names bound to a task decorator make, worked
+    out for a name when first asked.
+
+    An alias (``project_task = shared_task``, ``task = app.task``), a
+    decorator instance bound once (``retrying_task =
+    shared_task(acks_late=True)``: its options count for every task it
+    decorates) and a ``functools.partial`` of a decorator or of the
+    module's own wrapper, followed as deep as the bindings go (a cycle
+    makes nothing).
+    """
+
+    def __init__(
+        self,
+        index: ModuleIndex,
+        names: Sequence[str] = (),
+        project: Callable[[str], Optional[Made]] = _no_project_decorator,
+    ) -> None:
+        self._index = index
+        self._local_functions = set(index.functions)
+        self._known = Decorators(tuple(names), self, project)
+        self._made: Dict[str, Optional[Made]] = {}
+
+    def __call__(self, name: str) -> Optional[Made]:
+        if name not in self._made:
+            self._made[name] = None  # while it is worked out: a cycle ends here
+            value = self._index.constants.get(name)
+            if value is not None and name not in self._local_functions and name not in self._index.classes:
+                self._made[name] = _made_by(
+                    value, self._index.resolver(), self._known, self._local_functions
+                )
+        return self._made[name]
+
+
+def _made_by(
+    value: cst.BaseExpression,
+    resolver: Resolver,
+    known: Decorators,
+    local_functions: AbstractSet[str],
+) -> Optional[Made]:
+    """What a module-level value makes when it is applied to a function."""
+    if isinstance(value, (cst.Name, cst.Attribute)):
+        return classify_decorator(value, resolver, known, local_functions)
+    if not isinstance(value, cst.Call):
+        return None
+    wrapped: Optional[cst.BaseExpression] = value.func
+    if resolver.resolve(value.func) in PARTIALS:
+        wrapped = argument(value, 0, ("func",))
+    else:
+        first = argument(value, 0)
+        if isinstance(first, cst.Name) and first.value in local_functions:
+            return None  # ``send = app.task(send_mail)``: a registration, not a decorator
+    if not isinstance(wrapped, (cst.Name, cst.Attribute)):
+        return None
+    made = classify_decorator(wrapped, resolver, known, local_functions)
+    if made is None:
+        return None
+    return made[0], {**made[1], **_keywords(value)}
 
 
 def task_decorators(
     index: ModuleIndex,
     configured: Sequence[str] = (),
-    project_decorators: Callable[[str], bool] = lambda qualified: False,
-) -> Tuple[str, ...]:
-    """Decorator names beyond the catalogue's: configured ones, the module's own
-    wrappers, and imported wrappers (``project_decorators`` says whether a
-    resolved name is one, defined in another project module)."""
-    return (
-        *configured,
-        *task_decorator_wrappers(index, configured),
-        *_imported_wrappers(index, project_decorators),
-    )
+    project_decorator: Callable[[str], Optional[Made]] = _no_project_decorator,
+) -> Decorators:
+    """Decorators beyond the catalogue's: configured ones, the module's own
+    wrappers and bindings, and (``project_decorator``) what a name imported
+    from another project module makes."""
+    names = (*configured, *task_decorator_wrappers(index, configured))
+    return Decorators(names, BoundDecorators(index, names, project_decorator), project_decorator)
 
 
-def find_tasks(index: ModuleIndex, extra_decorators: Sequence[str] = ()) -> List[Task]:
+def find_tasks(index: ModuleIndex, decorators: Decorators = Decorators()) -> List[Task]:
     """Every task entry point of the module, in source order.
 
-    ``extra_decorators``: from :func:`task_decorators` (wrappers included).
+    ``decorators``: from :func:`task_decorators`.
     """
     resolver = index.resolver()
     local_functions = set(index.functions)
     found: Dict[int, Task] = {}
     for function in index.functions.up_front().values():
         task = _decorated_task(
-            function, function.name.value, resolver, extra_decorators, local_functions
+            function, function.name.value, resolver, decorators, local_functions
         )
         if task is not None:
             found[id(function)] = task
@@ -460,32 +578,18 @@ def find_tasks(index: ModuleIndex, extra_decorators: Sequence[str] = ()) -> List
             if id(method) in found:
                 continue
             task = _decorated_task(
-                method, f"{owner.name.value}.{method.name.value}", resolver, extra_decorators, local_functions
+                method, f"{owner.name.value}.{method.name.value}", resolver, decorators, local_functions
             )
             if task is not None:
                 found[id(method)] = task
     return sorted(found.values(), key=lambda t: index.order.get(id(t.function), (0, 0)))
 
 
-def _imported_wrappers(index: ModuleIndex, is_wrapper: Callable[[str], bool]) -> List[str]:
-    """Imported decorators that are task decorator wrappers elsewhere in the project."""
-    resolver = index.resolver()
-    used = set()
-    for function in _all_functions(index):
-        for decorator in function.decorators:
-            target = decorator.decorator
-            target = target.func if isinstance(target, cst.Call) else target
-            spelled = dotted_name(target)
-            if spelled is not None and spelled.split(".")[0] in index.imports:
-                used.add(resolver.resolve(target) or spelled)
-    return [qualified for qualified in sorted(used) if is_wrapper(qualified)]
-
-
 def _decorated_task(
     function: cst.FunctionDef,
     name: str,
     resolver: Resolver,
-    extra_decorators: Sequence[str],
+    extra_decorators: Decorators,
     local_functions: AbstractSet[str],
 ) -> Optional[Task]:
     for decorator in function.decorators:

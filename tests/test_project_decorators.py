@@ -1,0 +1,141 @@
+"""The project's own task decorators, recognised without configuration in
+every form projects write them (RULES.md, "What counts as a task"): each
+form is a fixture project under tests/projects/ whose decorator is defined in
+one module, re-exported by a package ``__init__`` and used in another, with
+look-alikes that make no task.  ``# expect: IDMnnn`` marks every finding."""
+
+from __future__ import annotations
+
+import pathlib
+import re
+import textwrap
+from typing import List, Tuple
+
+import libcst as cst
+import pytest
+
+from conftest import RunCli
+
+from idemlint.cache import DIRECTORY_NAME
+from idemlint.tasks import build_index, find_tasks, task_decorators
+
+PROJECTS = pathlib.Path(__file__).parent / "projects"
+FORMS = ["decorator_alias", "decorator_instance", "decorator_partial", "decorator_wrapper"]
+EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>IDM\d{3}(?:\s*,\s*IDM\d{3})*)")
+FINDING = re.compile(r"^(?P<path>.+?):(?P<line>\d+):\d+: (?P<code>IDM\d{3}) ")
+
+
+def expectations(root: pathlib.Path) -> List[Tuple[str, int, str]]:
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
+            match = EXPECT.search(line)
+            if match:
+                found += [(str(path), number, code) for code in re.split(r"\s*,\s*", match["codes"])]
+    return sorted(found)
+
+
+def reported(output: str) -> List[Tuple[str, int, str]]:
+    return sorted(
+        (match["path"], int(match["line"]), match["code"])
+        for match in map(FINDING.match, output.splitlines())
+        if match
+    )
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_each_form_makes_tasks_through_the_cli(form: str, run_cli: RunCli) -> None:
+    root = PROJECTS / form
+    status, out, err = run_cli("check", "--no-cache", str(root))
+    assert (status, err) == (1, "")
+    assert reported(out) == expectations(root)
+
+
+def task_options(source: str) -> List[Tuple[str, str, List[str], bool]]:
+    index = build_index(cst.parse_module(textwrap.dedent(source)))
+    return [
+        (task.name, task.framework, sorted(task.options), task.bound)
+        for task in find_tasks(index, task_decorators(index))
+    ]
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        (
+            """
+            from celery import shared_task
+            retrying_task = shared_task(bind=True, acks_late=True)
+            @retrying_task
+            def a(self): pass
+            """,
+            [("a", "celery", ["acks_late", "bind"], True)],
+        ),
+        (
+            """
+            from proj.celery import app
+            task = app.task
+            slow = task(time_limit=60)
+            @slow
+            def a(): pass
+            """,
+            [("a", "celery", ["time_limit"], False)],
+        ),
+        (
+            """
+            import functools
+            from rq.decorators import job
+            default_job = functools.partial(job, "default", timeout=30)
+            @default_job(ttl=5)
+            def a(): pass
+            """,
+            [("a", "rq", ["timeout", "ttl"], False)],
+        ),
+        (
+            """
+            from celery import shared_task
+            a = b
+            b = a
+            @a
+            def f(): pass
+            """,
+            [],
+        ),
+    ],
+    ids=["instance options and bind", "alias of an alias, instance", "partial then call", "cycle"],
+)
+def test_the_options_a_binding_writes_count_for_its_tasks(
+    source: str, expected: List[Tuple[str, str, List[str], bool]]
+) -> None:
+    assert task_options(source) == expected
+
+
+def test_a_registration_bound_to_a_name_is_no_decorator() -> None:
+    source = """
+        from proj.celery import app
+        def send(x): pass
+        send_task = app.task(send)
+        @send_task
+        def other(): pass
+        """
+    assert [name for name, *_ in task_options(source)] == ["send"]
+
+
+def test_editing_the_module_that_binds_the_decorator_checks_its_tasks_again(
+    tmp_path: pathlib.Path, run_cli: RunCli
+) -> None:
+    package = tmp_path / "proj"
+    package.mkdir()
+    (package / "__init__.py").write_text("from proj.deco import project_task\n")
+    (package / "deco.py").write_text("import functools\nproject_task = functools.lru_cache\n")
+    (package / "jobs.py").write_text(
+        "import requests\nfrom proj import project_task\n\n\n@project_task\n"
+        "def notify(order_id):\n    requests.post('https://x.example', json={'o': order_id})\n"
+    )
+    cache = ["--cache-dir", str(tmp_path / DIRECTORY_NAME)]
+    assert run_cli("check", *cache, str(package))[0] == 0
+    (package / "deco.py").write_text("from celery import shared_task\nproject_task = shared_task\n")
+    status, out, _ = run_cli("check", *cache, str(package))
+    assert (status, reported(out)) == (1, [(str(package / "jobs.py"), 7, "IDM002")])
+    (package / "deco.py").write_text("import functools\nproject_task = functools.lru_cache\n")
+    assert run_cli("check", *cache, str(package))[0] == 0
