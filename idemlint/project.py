@@ -23,7 +23,7 @@ from idemlint.cache import UNREADABLE, content_hash
 from idemlint.findings import FileProblem
 from idemlint.modules import module_files, module_name
 from idemlint.segments import Later, Piece, Screen, Segment, split
-from idemlint.tasks import BoundDecorators, Made, ModuleIndex, build_index, task_decorator_wrappers
+from idemlint.tasks import BoundDecorators, Made, ModuleIndex, build_index
 
 MAX_ALIAS_HOPS = 5
 
@@ -121,10 +121,7 @@ class Project:
             return None
         loaded, (name,) = found
         index = loaded.index
-        wrappers = task_decorator_wrappers(index, self._task_decorators)
-        if name in wrappers:
-            return "custom", {}
-        bound = BoundDecorators(index, (*self._task_decorators, *wrappers), self.task_decorator)(name)
+        bound = BoundDecorators(index, self._task_decorators, self.task_decorator)(name)
         if bound is not None:
             return bound
         if name in index.imports and name not in index.functions and name not in index.constants:

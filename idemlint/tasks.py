@@ -90,10 +90,10 @@ def _no_binding(name: str) -> Optional[Made]:
 class Decorators:
     """The task decorators a module may use beyond the catalogue's.
 
-    ``names``: configured names and the module's own wrapper functions and
-    classes, matched by spelling (they make ``custom`` tasks); ``bound``:
-    what a module-level name bound to a decorator, an instance of one or a
-    ``partial`` of one makes (see :class:`BoundDecorators`); ``project``:
+    ``names``: configured names, matched by spelling (they make ``custom``
+    tasks); ``bound``: what a module-level name makes when it is a wrapper
+    of a decorator or bound to a decorator, an instance of one or a
+    ``partial`` of one (see :class:`BoundDecorators`); ``project``:
     what a name imported from another project module makes (see
     :meth:`idemlint.project.Project.task_decorator`).  Both are asked only
     about names that decorate something, so that no other module is parsed
@@ -364,8 +364,8 @@ def classify_decorator(
     """(framework, options) when ``expression`` makes a task, else None.
 
     A name defined by a ``def`` or ``class`` in the module is a task decorator
-    only when it wraps one (see :func:`task_decorator_wrappers`); then it
-    arrives through ``decorators.names``.  The options of a decorator bound
+    only when it wraps one (see :func:`task_decorator_wrappers`); then
+    ``decorators.bound`` knows it.  The options of a decorator bound
     once (``decorators.bound``, ``decorators.project``) come first, those
     written at the call override them.
     """
@@ -436,8 +436,9 @@ def _framework(resolved: str) -> str:
     return "celery"
 
 
-def task_decorator_wrappers(index: ModuleIndex, extra_decorators: Sequence[str] = ()) -> List[str]:
-    """Module functions and classes that wrap a task decorator, so that they are one too.
+def task_decorator_wrappers(index: ModuleIndex, extra_decorators: Sequence[str] = ()) -> Dict[str, str]:
+    """Module functions and classes that wrap a task decorator, so that they
+    are one too, each with the framework of the decorator it wraps.
 
     ``def mytask(**kw): return shared_task(**kw)`` or ``def job(fn): return
     app.task(bind=True)(fn)``: the project's own decorator, recognised without
@@ -447,38 +448,48 @@ def task_decorator_wrappers(index: ModuleIndex, extra_decorators: Sequence[str] 
     resolver = index.resolver()
     known = Decorators(tuple(extra_decorators))
     local_functions = set(index.functions)  # once: a module can define thousands
-    wrappers = [
-        name
-        for name, function in index.functions.up_front().items()
-        if _calls_a_decorator(function, resolver, known, local_functions)
-    ]
+    wrappers: Dict[str, str] = {}
+    for name, function in index.functions.up_front().items():
+        framework = _wrapped_framework(function, resolver, known, local_functions)
+        if framework is not None:
+            wrappers[name] = framework
     for name, owner in index.classes.up_front().items():
         call = index.methods(owner).get("__call__")
-        if any(classify_decorator(base.value, resolver, known) for base in owner.bases) or (
-            call is not None and _calls_a_decorator(call, resolver, known, local_functions)
-        ):
-            wrappers.append(name)
+        for base in owner.bases:
+            made = classify_decorator(base.value, resolver, known)
+            if made is not None:
+                wrappers[name] = made[0]
+                break
+        else:
+            framework = (
+                _wrapped_framework(call, resolver, known, local_functions) if call is not None else None
+            )
+            if framework is not None:
+                wrappers[name] = framework
     return wrappers
 
 
-def _calls_a_decorator(
+def _wrapped_framework(
     function: cst.FunctionDef,
     resolver: Resolver,
     known: Decorators,
     local_functions: AbstractSet[str],
-) -> bool:
+) -> Optional[str]:
+    """The framework of the first task decorator the function calls, if any."""
     for call in _calls_in_statements(function.body.body):
         target = call.func.func if isinstance(call.func, cst.Call) else call.func
-        if classify_decorator(target, resolver, known, local_functions):
-            return True
-    return False
+        made = classify_decorator(target, resolver, known, local_functions)
+        if made is not None:
+            return made[0]
+    return None
 
 
 class BoundDecorators:
     """What the module-level names bound to a task decorator make, worked
     out for a name when first asked.
 
-    An alias (``project_task = shared_task``, ``task = app.task``), a
+    The module's wrappers (:func:`task_decorator_wrappers`), an alias
+    (``project_task = shared_task``, ``task = app.task``), a
     decorator instance bound once (``retrying_task =
     shared_task(acks_late=True)``: its options count for every task it
     decorates) and a ``functools.partial`` of a decorator or of the
@@ -495,7 +506,10 @@ class BoundDecorators:
         self._index = index
         self._local_functions = set(index.functions)
         self._known = Decorators(tuple(names), self, project)
-        self._made: Dict[str, Optional[Made]] = {}
+        self._wrappers = task_decorator_wrappers(index, names)
+        self._made: Dict[str, Optional[Made]] = {
+            name: (framework, {}) for name, framework in self._wrappers.items()
+        }
 
     def __call__(self, name: str) -> Optional[Made]:
         if name not in self._made:
@@ -542,7 +556,7 @@ def task_decorators(
     """Decorators beyond the catalogue's: configured ones, the module's own
     wrappers and bindings, and (``project_decorator``) what a name imported
     from another project module makes."""
-    names = (*configured, *task_decorator_wrappers(index, configured))
+    names = tuple(configured)
     return Decorators(names, BoundDecorators(index, names, project_decorator), project_decorator)
 
 

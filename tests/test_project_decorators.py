@@ -139,3 +139,48 @@ def test_editing_the_module_that_binds_the_decorator_checks_its_tasks_again(
     assert (status, reported(out)) == (1, [(str(package / "jobs.py"), 7, "IDM002")])
     (package / "deco.py").write_text("import functools\nproject_task = functools.lru_cache\n")
     assert run_cli("check", *cache, str(package))[0] == 0
+
+
+@pytest.mark.parametrize(
+    "source, framework",
+    [
+        (
+            """
+            import dramatiq
+            def actor(fn=None, **options):
+                def decorate(function):
+                    return dramatiq.actor(function, **options)
+                return decorate(fn) if fn is not None else decorate
+            @actor(queue_name="q")
+            def a(): pass
+            """,
+            "dramatiq",
+        ),
+        (
+            """
+            from functools import partial
+            from rq.decorators import job as rq_job
+            class RecordingJob(rq_job):
+                queue_class = None
+            job = partial(RecordingJob, connection=None)
+            @job("default")
+            def a(): pass
+            """,
+            "rq",
+        ),
+        (
+            """
+            from celery import shared_task
+            class instrumented:
+                def __call__(self, function):
+                    return shared_task(bind=True)(function)
+            @instrumented()
+            def a(): pass
+            """,
+            "celery",
+        ),
+    ],
+    ids=["dramatiq factory", "partial of an rq decorator class", "class applying shared_task"],
+)
+def test_a_wrapper_makes_tasks_of_the_framework_it_wraps(source: str, framework: str) -> None:
+    assert [(name, made) for name, made, *_ in task_options(source)] == [("a", framework)]
