@@ -16,7 +16,10 @@ import pytest
 
 from conftest import RunCli
 
+from idemlint import engine
 from idemlint.cache import DIRECTORY_NAME
+from idemlint.engine import could_hold_tasks
+from idemlint.settings import DEFAULT_SETTINGS
 from idemlint.tasks import build_index, find_tasks, task_decorators
 
 PROJECTS = pathlib.Path(__file__).parent / "projects"
@@ -184,3 +187,15 @@ def test_editing_the_module_that_binds_the_decorator_checks_its_tasks_again(
 )
 def test_a_wrapper_makes_tasks_of_the_framework_it_wraps(source: str, framework: str) -> None:
     assert [(name, made) for name, made, *_ in task_options(source)] == [("a", framework)]
+
+
+def test_a_file_whose_only_task_text_is_a_project_decorator_is_analysed() -> None:
+    """The text screen learns the names the project defines next to a task
+    decorator (``instrumented``, not ``timed``) and lets their users through."""
+    app = PROJECTS / "decorator_wrapper" / "app"
+    files = sorted(str(path) for path in (PROJECTS / "decorator_wrapper").rglob("*.py"))
+    assert not could_hold_tasks((app / "exports.py").read_bytes())
+    candidates, problems = engine._candidates(files, DEFAULT_SETTINGS)
+    chosen = [path for path, _ in candidates]
+    assert problems == [] and chosen == sorted(chosen)
+    assert str(app / "exports.py") in chosen and str(app / "reports.py") not in chosen
