@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 # must not pass, its libcst tree takes 250 MB.
 _TASK_LITERALS = (
     b".task(", b".actor(", b".enqueue", b"shared_task(", b"WorkerSettings", b"acks_late",
-    b"ACKS_LATE",
+    b"ACKS_LATE", b"Job.create(", b"cheduler.schedule(", b"cheduler.cron(",
 )
 _TASK_PATTERNS = (rb"@[\w.]*(?:task|actor|job)\b", rb"Task(?<!\wTask)\b", rb"arq(?<!\warq)\b")
 
@@ -607,9 +607,12 @@ def _analyse(
                 for violation in module_rule.check_module(loaded.module, loaded.index, decorators):
                     report(module_rule.code, violation.node, violation.message, "", loaded)
             stage = "task detection"
-            for task in find_tasks(loaded.index, decorators):
+            tasks = [(task, loaded) for task in find_tasks(loaded.index, decorators)]
+            if project is not None:
+                tasks += project.enqueued_tasks(loaded.index)
+            for task, home in tasks:
                 stage = f"the trace of task `{task.name}`"
-                trace = TraceBuilder(loaded, task, project, summaries).build()
+                trace = TraceBuilder(home, task, project, summaries).build()
                 knowledge = Knowledge(trace, loaded.index.constants, settings)
                 for rule in task_rules:
                     stage = rule.code

@@ -19,11 +19,12 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tupl
 
 import libcst as cst
 
+from idemlint import catalog
 from idemlint.cache import UNREADABLE, content_hash
 from idemlint.findings import FileProblem
 from idemlint.modules import module_files, module_name
 from idemlint.segments import Later, Piece, Screen, Segment, split
-from idemlint.tasks import BoundDecorators, Made, ModuleIndex, build_index
+from idemlint.tasks import BoundDecorators, Made, ModuleIndex, Task, build_index
 
 MAX_ALIAS_HOPS = 5
 
@@ -127,6 +128,27 @@ class Project:
         if name in index.imports and name not in index.functions and name not in index.constants:
             return self.task_decorator(index.imports[name])
         return None
+
+    def enqueued_tasks(self, index: ModuleIndex) -> List[Tuple[Task, LoadedModule]]:
+        """The functions of other project modules that ``index``'s module
+        hands RQ (``queue.enqueue(billing.capture)``, an imported
+        ``Class.method``), as RQ tasks with the module that defines each."""
+        found: Dict[int, Tuple[Task, LoadedModule]] = {}
+        for qualified in index.enqueued:
+            target = self.function(qualified) or self._unbound_method(qualified)
+            if target is None:
+                continue
+            function, owner, loaded = target
+            name = function.name.value if owner is None else f"{owner.name.value}.{function.name.value}"
+            found.setdefault(id(function), (Task(name, function, "rq", {}), loaded))
+        return list(found.values())
+
+    def _unbound_method(
+        self, qualified: str
+    ) -> Optional[Tuple[cst.FunctionDef, Optional[cst.ClassDef], LoadedModule]]:
+        """``module.Class.method`` handed over as it is: the method of ``Class``."""
+        owner, _, method = qualified.rpartition(".")
+        return self.function(f"{owner}().{method}") if owner and "()" not in owner else None
 
     def may_be_task_decorator(self, qualified: str) -> bool:
         """Whether :meth:`task_decorator` could say yes, known without
@@ -250,13 +272,13 @@ def load_source(
         module = _parse(text, path)
         if isinstance(module, FileProblem):
             return module
-        index = build_index(module, package or None, scan_bodies="enqueue" in text)
+        index = build_index(module, package or None, scan_bodies=_hands_functions(text))
         return LoadedModule(name or path, path, text, module, tree, index, digest=digest)
     later = Later(lines, waiting)
     index = build_index(
         partial,
         package or None,
-        scan_bodies="enqueue" in text,
+        scan_bodies=_hands_functions(text),
         later=later,
         numbers=[segment.number for segment in up_front],
     )
@@ -265,6 +287,12 @@ def load_source(
         name or path, path, text, partial, ast.Module(body=statements, type_ignores=[]), index, later,
         digest,
     )
+
+
+def _hands_functions(text: str) -> bool:
+    """Whether the text may hand RQ a function in a function body (see
+    ``tasks._handed_function``)."""
+    return any(word in text for word in catalog.HANDING_TEXT)
 
 
 def _parse(text: str, path: str) -> Union[cst.Module, FileProblem]:

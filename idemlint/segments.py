@@ -100,11 +100,11 @@ _BASE_WORDS = frozenset(name.rpartition(".")[2] for name in catalog.CELERY_TASK_
 # in one that sets late acks, IDM009 reads every statement for settings
 # (``app.conf``, ``Celery(...)``, task options, a class's attributes).  A
 # definition that mentions any of what they look for is then parsed up front.
-_ENQUEUE = re.compile(r"enqueue")
+_ENQUEUE = re.compile("|".join(re.escape(word) for word in catalog.HANDING_TEXT))
 _LATE_ACKS = re.compile(r"acks_late|ACKS_LATE")
 _ARQ_WRAPPER_WORDS = frozenset(name.rpartition(".")[2] for name in catalog.ARQ_WRAPPERS)
 _CELERY_CONFIG_WORDS = frozenset({"Celery", "conf"})
-_SETTING_WORDS = r"enqueue|acks_late|ACKS_LATE|reject_on_worker_lost|REJECT_ON_WORKER_LOST"
+_SETTING_WORDS = r"enqueue|Job\.create|cheduler|acks_late|ACKS_LATE|reject_on_worker_lost|REJECT_ON_WORKER_LOST"
 # Aliases are followed this many assignments deep (``b = a; c = b``).
 MAX_ALIAS_DEPTH = 5
 

@@ -119,6 +119,8 @@ class ModuleIndex:
         default_factory=list
     )
     arq_settings: List[cst.ClassDef] = field(default_factory=list)
+    # Functions of other project modules handed to RQ here (qualified names).
+    enqueued: List[str] = field(default_factory=list)
     # id(function) -> definition order (the top-level statement's place in the
     # module, then a running count), since libcst nodes carry no positions.
     order: Dict[int, Tuple[int, int]] = field(default_factory=dict)
@@ -329,13 +331,16 @@ def _class_assigns_any(node: cst.ClassDef, names: Iterable[str]) -> bool:
 
 
 def _index_registration(index: ModuleIndex, resolver: Resolver, call: cst.Call) -> None:
-    """Record ``app.task(f)``, ``queue.enqueue(f)`` and ``arq.func(f)`` calls."""
+    """Record ``app.task(f)``, ``arq.func(f)`` and the calls that hand RQ a
+    function (:func:`_handed_function`): one of this module by name
+    (``f``, ``Class.method``) in ``registrations``, one of another module
+    (imported, ``module.func``) in ``enqueued``."""
     func = call.func
+    handed = _handed_function(call, resolver)
+    if handed is not None:
+        _index_handed(index, resolver, handed)
+        return
     if isinstance(func, cst.Attribute) and func.attr.value in catalog.ENQUEUE_METHODS:
-        position = catalog.ENQUEUE_METHODS[func.attr.value]
-        target = argument(call, position, ("f", "func"))
-        if isinstance(target, cst.Name):
-            index.registrations.append((target.value, "rq", {}))
         return
     if resolver.resolve(func) in catalog.ARQ_WRAPPERS:
         target = argument(call, 0, ("coroutine",))
@@ -349,6 +354,44 @@ def _index_registration(index: ModuleIndex, resolver: Resolver, call: cst.Call) 
             framework, options = decorator
             merged = {**options, **_keywords(call)}
             index.registrations.append((first.value.value, framework, merged))
+
+
+def _handed_function(call: cst.Call, resolver: Resolver) -> Optional[cst.BaseExpression]:
+    """The function a call hands RQ to run: ``queue.enqueue(f)`` and
+    friends, ``Job.create(func=f)``, a scheduler's ``schedule(time, f)`` /
+    ``cron(spec, func=f)``, ``partial(queue.enqueue, f)``."""
+    func = call.func
+    if resolver.resolve(func) in PARTIALS:
+        wrapped = argument(call, 0)
+        if isinstance(wrapped, cst.Attribute) and wrapped.attr.value in catalog.ENQUEUE_METHODS:
+            return argument(call, 1 + catalog.ENQUEUE_METHODS[wrapped.attr.value], ("f", "func"))
+        return None
+    if not isinstance(func, cst.Attribute):
+        return None
+    method = func.attr.value
+    if method in catalog.ENQUEUE_METHODS:
+        return argument(call, catalog.ENQUEUE_METHODS[method], ("f", "func"))
+    receiver = (dotted_name(func.value) or "").rpartition(".")[2]
+    if method == "create" and receiver == "Job":
+        return argument(call, 0, ("func",))
+    if method in catalog.SCHEDULER_METHODS and "scheduler" in receiver.lower():
+        return argument(call, 1, ("func",))
+    return None
+
+
+def _index_handed(index: ModuleIndex, resolver: Resolver, handed: cst.BaseExpression) -> None:
+    spelled = dotted_name(handed)
+    if spelled is None:
+        return
+    first, _, rest = spelled.partition(".")
+    if not resolver.is_imported(first) and (
+        (not rest and first not in index.constants) or (first in index.classes and "." not in rest)
+    ):
+        index.registrations.append((spelled, "rq", {}))
+    elif resolver.is_imported(first):
+        qualified = resolver.resolve(handed)
+        if qualified is not None:
+            index.enqueued.append(qualified)
 
 
 def _keywords(call: cst.Call) -> Dict[str, cst.BaseExpression]:
@@ -575,7 +618,7 @@ def find_tasks(index: ModuleIndex, decorators: Decorators = Decorators()) -> Lis
         if task is not None:
             found[id(function)] = task
     for name, framework, options in index.registrations:
-        registered = index.functions.get(name)
+        registered = _registered_function(index, name)
         if registered is not None and id(registered) not in found:
             found[id(registered)] = Task(name, registered, framework, options)
     for settings in index.arq_settings:
@@ -597,6 +640,15 @@ def find_tasks(index: ModuleIndex, decorators: Decorators = Decorators()) -> Lis
             if task is not None:
                 found[id(method)] = task
     return sorted(found.values(), key=lambda t: index.order.get(id(t.function), (0, 0)))
+
+
+def _registered_function(index: ModuleIndex, name: str) -> Optional[cst.FunctionDef]:
+    """The module's function ``f`` or method ``Class.method`` a registration names."""
+    owner_name, _, method = name.rpartition(".")
+    if not owner_name:
+        return index.functions.get(name)
+    owner = index.classes.get(owner_name)
+    return index.methods(owner).get(method) if owner is not None else None
 
 
 def _decorated_task(

@@ -1,7 +1,8 @@
 """The project's own task decorators, recognised without configuration in
-every form projects write them (RULES.md, "What counts as a task"): each
-form is a fixture project under tests/projects/ whose decorator is defined in
-one module, re-exported by a package ``__init__`` and used in another, with
+every form projects write them, and functions handed to RQ from another
+module (RULES.md, "What counts as a task"): each form is a fixture project
+under tests/projects/ whose decorator (or function) is defined in one
+module, re-exported by a package ``__init__`` and used in another, with
 look-alikes that make no task.  ``# expect: IDMnnn`` marks every finding."""
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from idemlint.settings import DEFAULT_SETTINGS
 from idemlint.tasks import build_index, find_tasks, task_decorators
 
 PROJECTS = pathlib.Path(__file__).parent / "projects"
-FORMS = ["decorator_alias", "decorator_instance", "decorator_partial", "decorator_wrapper"]
+FORMS = ["decorator_alias", "decorator_instance", "decorator_partial", "decorator_wrapper", "enqueue_forms"]
 EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>IDM\d{3}(?:\s*,\s*IDM\d{3})*)")
 FINDING = re.compile(r"^(?P<path>.+?):(?P<line>\d+):\d+: (?P<code>IDM\d{3}) ")
 
@@ -199,3 +200,60 @@ def test_a_file_whose_only_task_text_is_a_project_decorator_is_analysed() -> Non
     chosen = [path for path, _ in candidates]
     assert problems == [] and chosen == sorted(chosen)
     assert str(app / "exports.py") in chosen and str(app / "reports.py") not in chosen
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        (
+            """
+            from rq import Queue
+            class Reports:
+                def build(self): pass
+            def purge(): pass
+            def nightly(scheduler, queue):
+                scheduler.schedule(None, purge)
+                queue.enqueue_in(60, Reports.build)
+            """,
+            ["Reports.build", "purge"],
+        ),
+        (
+            """
+            import functools
+            from rq.job import Job
+            def a(): pass
+            def b(): pass
+            later = functools.partial(queue.enqueue, a)
+            def f(redis):
+                Job.create(b, connection=redis)
+            """,
+            ["a", "b"],
+        ),
+        ("def a(): pass\nlater = partial(print, a)\n", []),
+    ],
+    ids=["scheduler and Class.method", "partial and Job.create", "partial of something else"],
+)
+def test_functions_handed_to_rq_in_their_own_module(source: str, expected: List[str]) -> None:
+    index = build_index(cst.parse_module(textwrap.dedent(source)), scan_bodies=True)
+    assert sorted(task.name for task in find_tasks(index, task_decorators(index))) == expected
+
+
+def test_editing_the_module_of_an_enqueued_function_checks_its_enqueuer_again(
+    tmp_path: pathlib.Path, run_cli: RunCli
+) -> None:
+    package = tmp_path / "proj"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "views.py").write_text(
+        "from rq import Queue\nfrom proj import billing\n\n\n"
+        "def checkout(queue, order_id):\n    queue.enqueue(billing.capture, order_id)\n"
+    )
+    posting = "import requests\n\n\ndef capture(order_id):\n    requests.post('https://x.example', json={'o': order_id})\n"
+    (package / "billing.py").write_text(posting)
+    cache = ["--cache-dir", str(tmp_path / DIRECTORY_NAME)]
+    status, out, _ = run_cli("check", *cache, str(package))
+    assert (status, reported(out)) == (1, [(str(package / "billing.py"), 5, "IDM002")])
+    (package / "billing.py").write_text("def capture(order_id):\n    return order_id\n")
+    assert run_cli("check", *cache, str(package))[:2] == (0, "")
+    (package / "billing.py").write_text(posting)
+    assert reported(run_cli("check", *cache, str(package))[1]) == [(str(package / "billing.py"), 5, "IDM002")]

@@ -66,8 +66,12 @@ def load(source: str) -> LoadedModule:
         [str(SHOP)],
         [str(TESTS.parent / "examples" / "shop")],
         [str(path) for path in sorted((TESTS / "projects").glob("decorator_*"))],
+        [str(TESTS / "projects" / "enqueue_forms")],
     ],
-    ids=["rule fixtures", "blind-review apps", "shop project", "example shop", "decorator projects"],
+    ids=[
+        "rule fixtures", "blind-review apps", "shop project", "example shop", "decorator projects",
+        "enqueue forms",
+    ],
 )
 def test_findings_are_those_of_parsing_every_module_whole(
     paths: List[str], monkeypatch: pytest.MonkeyPatch

@@ -1,0 +1,1 @@
+from .billing import capture

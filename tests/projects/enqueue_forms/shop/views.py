@@ -1,0 +1,31 @@
+from functools import partial
+
+from redis import Redis
+from rq import Queue
+from rq.job import Job
+from rq_scheduler import Scheduler
+
+from shop import billing, capture
+from shop.billing import Refunds
+
+queue = Queue(connection=Redis())
+scheduler = Scheduler(queue=queue)
+send_notice = partial(queue.enqueue, billing.notify)
+log_audit = partial(print, billing.audit)
+
+
+def checkout(order_id):
+    queue.enqueue(capture, order_id)
+
+
+def refund(order_id):
+    queue.enqueue_call(func=Refunds.refund, args=(order_id,))
+
+
+def nightly():
+    scheduler.cron("0 3 * * *", func=billing.cleanup)
+
+
+def rebuild_later(order_id):
+    job = Job.create(func=billing.rebuild, args=(order_id,), connection=Redis())
+    return job
