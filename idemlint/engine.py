@@ -609,7 +609,7 @@ def _analyse(
             stage = "task detection"
             tasks = [(task, loaded) for task in find_tasks(loaded.index, decorators)]
             if project is not None:
-                tasks += project.enqueued_tasks(loaded.index)
+                tasks += project.enqueued_tasks(loaded)
             for task, home in tasks:
                 stage = f"the trace of task `{task.name}`"
                 trace = TraceBuilder(home, task, project, summaries).build()

@@ -24,7 +24,17 @@ from idemlint.cache import UNREADABLE, content_hash
 from idemlint.findings import FileProblem
 from idemlint.modules import module_files, module_name
 from idemlint.segments import Later, Piece, Screen, Segment, split
-from idemlint.tasks import BoundDecorators, Made, ModuleIndex, Task, build_index
+from idemlint.tasks import (
+    BoundDecorators,
+    Handing,
+    Made,
+    ModuleIndex,
+    Task,
+    build_index,
+    enqueue_wrappers,
+    handed_target,
+    registered_function,
+)
 
 MAX_ALIAS_HOPS = 5
 
@@ -70,6 +80,7 @@ class Project:
         self._loaded: Dict[str, Tuple[Optional[LoadedModule], List[Lookup], str]] = {}
         self._decorators: Dict[str, Tuple[Optional[Made], List[Lookup]]] = {}
         self._resolving: Set[str] = set()
+        self._enqueue_wrappers: Dict[str, Dict[str, Handing]] = {}
 
     def load(self, name: str) -> Optional[LoadedModule]:
         """The module ``name`` (None when it is not in the project, or cannot
@@ -129,19 +140,47 @@ class Project:
             return self.task_decorator(index.imports[name])
         return None
 
-    def enqueued_tasks(self, index: ModuleIndex) -> List[Tuple[Task, LoadedModule]]:
-        """The functions of other project modules that ``index``'s module
-        hands RQ (``queue.enqueue(billing.capture)``, an imported
-        ``Class.method``), as RQ tasks with the module that defines each."""
+    def enqueued_tasks(self, loaded: LoadedModule) -> List[Tuple[Task, LoadedModule]]:
+        """The functions ``loaded`` hands RQ that detection in the module
+        alone cannot see, as RQ tasks with the module that defines each:
+        one of another project module (``queue.enqueue(billing.capture)``, an
+        imported ``Class.method``), and any function handed to the
+        project's own wrapper of ``enqueue`` defined in another module
+        (``run_later(refresh)``)."""
+        index = loaded.index
         found: Dict[int, Tuple[Task, LoadedModule]] = {}
-        for qualified in index.enqueued:
-            target = self.function(qualified) or self._unbound_method(qualified)
-            if target is None:
+        targets: List[Tuple[bool, str]] = [(False, name) for name in index.enqueued]
+        for callee, call in index.wrapper_calls:
+            handing = self.enqueue_wrapper(callee)
+            handed = handing.argument(call) if handing is not None else None
+            target = handed_target(index, handed) if handed is not None else None
+            if target is not None:
+                targets.append(target)
+        for local, name in targets:
+            if local:
+                function = registered_function(index, name)
+                if function is not None:
+                    found.setdefault(id(function), (Task(name, function, "rq", {}), loaded))
                 continue
-            function, owner, loaded = target
-            name = function.name.value if owner is None else f"{owner.name.value}.{function.name.value}"
-            found.setdefault(id(function), (Task(name, function, "rq", {}), loaded))
+            defined = self.function(name) or self._unbound_method(name)
+            if defined is None:
+                continue
+            function, owner, home = defined
+            task = function.name.value if owner is None else f"{owner.name.value}.{function.name.value}"
+            found.setdefault(id(function), (Task(task, function, "rq", {}), home))
         return list(found.values())
+
+    def enqueue_wrapper(self, qualified: str) -> Optional[Handing]:
+        """Where a project function that hands one of its parameters to RQ
+        takes it (None: it is no such wrapper); what it loads is recorded
+        as looked up."""
+        defined = self.function(qualified)  # through re-exports
+        if defined is None or defined[1] is not None:
+            return None
+        function, _, home = defined
+        if home.name not in self._enqueue_wrappers:
+            self._enqueue_wrappers[home.name] = enqueue_wrappers(home.index)
+        return self._enqueue_wrappers[home.name].get(function.name.value)
 
     def _unbound_method(
         self, qualified: str

@@ -150,6 +150,7 @@ class Screen:
         self._wrapper_names = self._wrappers()
         self._decorators = _closure(decorators | self._wrapper_names, bindings)
         self._read_everywhere = self._words_read_everywhere(bindings)
+        self._hands_functions = project_decorator is not None and bool(_ENQUEUE.search("".join(lines)))
 
     def deferred(self) -> Dict[int, Segment]:
         """Segment number -> segment, for the definitions parsed only when asked for."""
@@ -225,11 +226,29 @@ class Screen:
     def _needed(self, segment: Segment, definition: _AnyDefinition) -> bool:
         if self._read_everywhere is not None and self._read_everywhere.search(self._text(segment)):
             return True
+        if self._hands_functions and self._may_call_project_wrapper(definition):
+            return True
         if definition.name in self._wrapper_names:
             return True
         if isinstance(definition, ast.ClassDef):
             return self._needed_class(definition)
         return self._decorated_as_task(definition)
+
+    def _may_call_project_wrapper(self, definition: _AnyDefinition) -> bool:
+        """Whether the definition passes a name to a function imported from
+        the project, which may be the project's own wrapper of ``enqueue``
+        (``run_later(refresh)``): detection reads such calls in a module
+        that hands functions to RQ."""
+        assert self._project_decorator is not None
+        for node in ast.walk(definition):
+            if isinstance(node, ast.Call) and any(
+                isinstance(arg, (ast.Name, ast.Attribute)) for arg in node.args
+            ):
+                spelled = _dotted(node.func)
+                qualified = self._qualified(spelled, MAX_ALIAS_DEPTH) if spelled else None
+                if qualified is not None and self._project_decorator(qualified):
+                    return True
+        return False
 
     def _needed_class(self, definition: ast.ClassDef) -> bool:
         if any(_last_part(base) in self._bases or "Task" in _dotted(base) for base in definition.bases):

@@ -119,8 +119,11 @@ class ModuleIndex:
         default_factory=list
     )
     arq_settings: List[cst.ClassDef] = field(default_factory=list)
-    # Functions of other project modules handed to RQ here (qualified names).
+    # Functions of other project modules handed to RQ here (qualified names),
+    # and calls of imported functions with a function-like argument: one of
+    # them may be the project's own wrapper of ``enqueue``.
     enqueued: List[str] = field(default_factory=list)
+    wrapper_calls: List[Tuple[str, cst.Call]] = field(default_factory=list)
     # id(function) -> definition order (the top-level statement's place in the
     # module, then a running count), since libcst nodes carry no positions.
     order: Dict[int, Tuple[int, int]] = field(default_factory=dict)
@@ -188,9 +191,10 @@ def build_index(
         for function in _all_functions(index):
             registrations.extend(_calls_in_statements(function.body.body))
     resolver = index.resolver()
+    wrappers = enqueue_wrappers(index) if scan_bodies else {}
     for call in registrations:
         if call.args:
-            _index_registration(index, resolver, call)
+            _index_registration(index, resolver, call, wrappers)
     return index
 
 
@@ -330,18 +334,29 @@ def _class_assigns_any(node: cst.ClassDef, names: Iterable[str]) -> bool:
     return False
 
 
-def _index_registration(index: ModuleIndex, resolver: Resolver, call: cst.Call) -> None:
+def _index_registration(
+    index: ModuleIndex, resolver: Resolver, call: cst.Call, wrappers: Mapping[str, "Handing"]
+) -> None:
     """Record ``app.task(f)``, ``arq.func(f)`` and the calls that hand RQ a
     function (:func:`_handed_function`): one of this module by name
     (``f``, ``Class.method``) in ``registrations``, one of another module
     (imported, ``module.func``) in ``enqueued``."""
     func = call.func
     handed = _handed_function(call, resolver)
+    if isinstance(func, cst.Name) and func.value in wrappers:
+        handed = wrappers[func.value].argument(call)
     if handed is not None:
-        _index_handed(index, resolver, handed)
+        _index_handed(index, handed)
         return
     if isinstance(func, cst.Attribute) and func.attr.value in catalog.ENQUEUE_METHODS:
         return
+    callee = dotted_name(func)
+    if callee is not None and resolver.is_imported(callee.split(".")[0]) and any(
+        isinstance(arg.value, (cst.Name, cst.Attribute)) for arg in call.args
+    ):
+        qualified = resolver.resolve(func)
+        if qualified is not None:
+            index.wrapper_calls.append((qualified, call))
     if resolver.resolve(func) in catalog.ARQ_WRAPPERS:
         target = argument(call, 0, ("coroutine",))
         if isinstance(target, cst.Name):
@@ -362,36 +377,97 @@ def _handed_function(call: cst.Call, resolver: Resolver) -> Optional[cst.BaseExp
     ``cron(spec, func=f)``, ``partial(queue.enqueue, f)``."""
     func = call.func
     if resolver.resolve(func) in PARTIALS:
-        wrapped = argument(call, 0)
+        wrapped = _handed_argument(call, 0)
         if isinstance(wrapped, cst.Attribute) and wrapped.attr.value in catalog.ENQUEUE_METHODS:
-            return argument(call, 1 + catalog.ENQUEUE_METHODS[wrapped.attr.value], ("f", "func"))
+            return _handed_argument(call, 1 + catalog.ENQUEUE_METHODS[wrapped.attr.value], ("f", "func"))
         return None
     if not isinstance(func, cst.Attribute):
         return None
     method = func.attr.value
     if method in catalog.ENQUEUE_METHODS:
-        return argument(call, catalog.ENQUEUE_METHODS[method], ("f", "func"))
+        return _handed_argument(call, catalog.ENQUEUE_METHODS[method], ("f", "func"))
     receiver = (dotted_name(func.value) or "").rpartition(".")[2]
     if method == "create" and receiver == "Job":
-        return argument(call, 0, ("func",))
+        return _handed_argument(call, 0, ("func",))
     if method in catalog.SCHEDULER_METHODS and "scheduler" in receiver.lower():
-        return argument(call, 1, ("func",))
+        return _handed_argument(call, 1, ("func",))
     return None
 
 
-def _index_handed(index: ModuleIndex, resolver: Resolver, handed: cst.BaseExpression) -> None:
+def _handed_argument(
+    call: cst.Call, position: int, keywords: Sequence[str] = ()
+) -> Optional[cst.BaseExpression]:
+    """Like :func:`idemlint.names.argument`, but a positional argument written
+    before a ``*args`` splat is known (``queue.enqueue(fn, *args)``)."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in keywords:
+            return arg.value
+    before: List[cst.BaseExpression] = []
+    for arg in call.args:
+        if arg.star or arg.keyword is not None:
+            break
+        before.append(arg.value)
+    return before[position] if position < len(before) else None
+
+
+@dataclass(frozen=True)
+class Handing:
+    """Where the project's own wrapper of ``enqueue`` takes the function it
+    hands RQ (``def run_later(fn, *args): queue.enqueue(fn, *args)``)."""
+
+    position: Optional[int]
+    keyword: str
+
+    def argument(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        return argument(call, self.position, self.keyword)
+
+
+def enqueue_wrappers(index: ModuleIndex) -> Dict[str, Handing]:
+    """The module's functions that hand one of their parameters to RQ."""
+    resolver = index.resolver()
+    wrappers: Dict[str, Handing] = {}
+    for name, function in index.functions.up_front().items():
+        params = function.params
+        positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+        every = {*positional, *(p.name.value for p in params.kwonly_params)}
+        for call in _calls_in_statements(function.body.body):
+            handed = _handed_function(call, resolver)
+            if isinstance(handed, cst.Name) and handed.value in every:
+                parameter = handed.value
+                position = positional.index(parameter) if parameter in positional else None
+                wrappers[name] = Handing(position, parameter)
+                break
+    return wrappers
+
+
+def handed_target(
+    index: ModuleIndex, handed: cst.BaseExpression
+) -> Optional[Tuple[bool, str]]:
+    """Which function an expression handed to RQ names: (True, ``f`` or
+    ``Class.method``) for one of this module, (False, its qualified name)
+    for one imported from elsewhere, None when it names neither."""
+    resolver = index.resolver()
     spelled = dotted_name(handed)
     if spelled is None:
-        return
+        return None
     first, _, rest = spelled.partition(".")
-    if not resolver.is_imported(first) and (
-        (not rest and first not in index.constants) or (first in index.classes and "." not in rest)
-    ):
-        index.registrations.append((spelled, "rq", {}))
-    elif resolver.is_imported(first):
+    if resolver.is_imported(first):
         qualified = resolver.resolve(handed)
-        if qualified is not None:
-            index.enqueued.append(qualified)
+        return (False, qualified) if qualified is not None else None
+    if (not rest and first not in index.constants) or (first in index.classes and "." not in rest):
+        return True, spelled
+    return None
+
+
+def _index_handed(index: ModuleIndex, handed: cst.BaseExpression) -> None:
+    target = handed_target(index, handed)
+    if target is None:
+        return
+    local, name = target
+    if local:
+        index.registrations.append((name, "rq", {}))
+    else:
+        index.enqueued.append(name)
 
 
 def _keywords(call: cst.Call) -> Dict[str, cst.BaseExpression]:
@@ -618,7 +694,7 @@ def find_tasks(index: ModuleIndex, decorators: Decorators = Decorators()) -> Lis
         if task is not None:
             found[id(function)] = task
     for name, framework, options in index.registrations:
-        registered = _registered_function(index, name)
+        registered = registered_function(index, name)
         if registered is not None and id(registered) not in found:
             found[id(registered)] = Task(name, registered, framework, options)
     for settings in index.arq_settings:
@@ -642,7 +718,7 @@ def find_tasks(index: ModuleIndex, decorators: Decorators = Decorators()) -> Lis
     return sorted(found.values(), key=lambda t: index.order.get(id(t.function), (0, 0)))
 
 
-def _registered_function(index: ModuleIndex, name: str) -> Optional[cst.FunctionDef]:
+def registered_function(index: ModuleIndex, name: str) -> Optional[cst.FunctionDef]:
     """The module's function ``f`` or method ``Class.method`` a registration names."""
     owner_name, _, method = name.rpartition(".")
     if not owner_name:

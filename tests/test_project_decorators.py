@@ -257,3 +257,27 @@ def test_editing_the_module_of_an_enqueued_function_checks_its_enqueuer_again(
     assert run_cli("check", *cache, str(package))[:2] == (0, "")
     (package / "billing.py").write_text(posting)
     assert reported(run_cli("check", *cache, str(package))[1]) == [(str(package / "billing.py"), 5, "IDM002")]
+
+
+def test_editing_the_projects_enqueue_wrapper_checks_its_callers_again(
+    tmp_path: pathlib.Path, run_cli: RunCli
+) -> None:
+    package = tmp_path / "proj"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .jobs import run_later\n")
+    wrapper = "from rq import Queue\n\nqueue = Queue()\n\n\ndef run_later(fn, *args):\n    return queue.enqueue(fn, *args)\n"
+    (package / "jobs.py").write_text(wrapper)
+    (package / "views.py").write_text(
+        "import requests\nfrom proj import run_later\n\n\ndef export(order_id):\n"
+        "    requests.post('https://x.example', json={'o': order_id})\n\n\n"
+        "def close(order_id):\n    run_later(export, order_id)\n\n\n"
+        # Task-shaped text of its own: what makes the file be read as task code.
+        "def close_now(queue, order_id):\n    queue.enqueue(print, order_id)\n"
+    )
+    cache = ["--cache-dir", str(tmp_path / DIRECTORY_NAME)]
+    expected = [(str(package / "views.py"), 6, "IDM002")]
+    assert reported(run_cli("check", *cache, str(package))[1]) == expected
+    (package / "jobs.py").write_text("def run_later(fn, *args):\n    return fn(*args)\n")
+    assert run_cli("check", *cache, str(package))[:2] == (0, "")
+    (package / "jobs.py").write_text(wrapper)
+    assert reported(run_cli("check", *cache, str(package))[1]) == expected

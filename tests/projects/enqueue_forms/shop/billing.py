@@ -25,3 +25,7 @@ def notify(order_id):
 
 def audit(order_id):
     requests.post("https://pay.example/audit", json={"order": order_id})
+
+
+def settle(order_id):
+    requests.post("https://pay.example/settle", json={"order": order_id})  # expect: IDM002

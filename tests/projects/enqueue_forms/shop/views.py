@@ -1,11 +1,13 @@
 from functools import partial
 
+import requests
 from redis import Redis
 from rq import Queue
 from rq.job import Job
 from rq_scheduler import Scheduler
 
-from shop import billing, capture
+from shop import billing, capture, run_later
+from shop.jobs import log
 from shop.billing import Refunds
 
 queue = Queue(connection=Redis())
@@ -29,3 +31,13 @@ def nightly():
 def rebuild_later(order_id):
     job = Job.create(func=billing.rebuild, args=(order_id,), connection=Redis())
     return job
+
+
+def export(order_id):
+    requests.post("https://erp.example/export", json={"order": order_id})  # expect: IDM002
+
+
+def close(order_id):
+    run_later(billing.settle, order_id)
+    run_later(export, order_id)
+    log(billing.audit)
