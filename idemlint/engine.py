@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 # must not pass, its libcst tree takes 250 MB.
 _TASK_LITERALS = (
     b".task(", b".actor(", b".enqueue", b"shared_task(", b"WorkerSettings", b"acks_late",
-    b"ACKS_LATE", b"Job.create(", b"cheduler.schedule(", b"cheduler.cron(",
+    b"ACKS_LATE", b"Job.create(", b"cheduler.schedule(", b"cheduler.cron(", b"register_task(",
 )
 _TASK_PATTERNS = (rb"@[\w.]*(?:task|actor|job)\b", rb"Task(?<!\wTask)\b", rb"arq(?<!\warq)\b")
 
@@ -446,7 +446,8 @@ class _ProjectDecoratorNames:
     shared_task`` or ``def instrumented_task(**kw): ... app.task(**kw)``.
     A superset: detection decides on the syntax tree.  A file screened out
     whose decorators (``@background``, ``@tasks.background(...)``) use one
-    of those names is analysed too."""
+    of those names is analysed too.  (Class bases are not read: too many
+    classes are defined next to the word ``task``.)"""
 
     # Plain substring tests: they cost a tenth of any pattern.  Each pattern
     # starts with a literal, so that the regex engine finds it by a fast
@@ -599,7 +600,9 @@ def _analyse(
         stage = "task detection"
         try:
             if project is not None:
-                decorators = task_decorators(loaded.index, settings.task_decorators, project.task_decorator)
+                decorators = task_decorators(
+                    loaded.index, settings.task_decorators, project.task_decorator, project.is_task_base
+                )
             else:
                 decorators = task_decorators(loaded.index, settings.task_decorators)
             for module_rule in module_rules:

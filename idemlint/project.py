@@ -34,6 +34,7 @@ from idemlint.tasks import (
     enqueue_wrappers,
     handed_target,
     registered_function,
+    task_classes,
 )
 
 MAX_ALIAS_HOPS = 5
@@ -81,6 +82,7 @@ class Project:
         self._decorators: Dict[str, Tuple[Optional[Made], List[Lookup]]] = {}
         self._resolving: Set[str] = set()
         self._enqueue_wrappers: Dict[str, Dict[str, Handing]] = {}
+        self._task_bases: Dict[str, Tuple[bool, List[Lookup]]] = {}
 
     def load(self, name: str) -> Optional[LoadedModule]:
         """The module ``name`` (None when it is not in the project, or cannot
@@ -126,6 +128,37 @@ class Project:
         else:
             self.lookups += self._decorators[qualified][1]
         return self._decorators[qualified][0]
+
+    def is_task_base(self, qualified: str) -> bool:
+        """Whether a project name is a Celery ``Task`` subclass (a
+        project-wide task base such as ``class BaseTask(celery.Task)``),
+        followed through re-exports; recorded as looked up every time."""
+        if qualified not in self._task_bases:
+            if qualified in self._resolving:
+                return False
+            self._resolving.add(qualified)
+            start = len(self.lookups)
+            try:
+                found = self._is_task_base(qualified)
+            finally:
+                self._resolving.discard(qualified)
+            self._task_bases[qualified] = (found, self.lookups[start:])
+        else:
+            self.lookups += self._task_bases[qualified][1]
+        return self._task_bases[qualified][0]
+
+    def _is_task_base(self, qualified: str) -> bool:
+        found = self._split(qualified)
+        if found is None or len(found[1]) != 1:
+            return False
+        loaded, (name,) = found
+        index = loaded.index
+        if name in index.classes:
+            owner = index.classes.get(name)
+            return any(owner is c for c in task_classes(index, index.resolver(), self.is_task_base))
+        if name in index.imports:
+            return self.is_task_base(index.imports[name])
+        return False
 
     def _task_decorator(self, qualified: str) -> Optional[Made]:
         found = self._split(qualified)

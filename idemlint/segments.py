@@ -105,6 +105,8 @@ _LATE_ACKS = re.compile(r"acks_late|ACKS_LATE")
 _ARQ_WRAPPER_WORDS = frozenset(name.rpartition(".")[2] for name in catalog.ARQ_WRAPPERS)
 _CELERY_CONFIG_WORDS = frozenset({"Celery", "conf"})
 _SETTING_WORDS = r"enqueue|Job\.create|cheduler|acks_late|ACKS_LATE|reject_on_worker_lost|REJECT_ON_WORKER_LOST"
+# ``app.register_task(Sync())``: a class-based task whatever its bases.
+_REGISTERED_CLASS = re.compile(r"register_task\(\s*(\w+)")
 # Aliases are followed this many assignments deep (``b = a; c = b``).
 MAX_ALIAS_DEPTH = 5
 
@@ -150,7 +152,9 @@ class Screen:
         self._wrapper_names = self._wrappers()
         self._decorators = _closure(decorators | self._wrapper_names, bindings)
         self._read_everywhere = self._words_read_everywhere(bindings)
-        self._hands_functions = project_decorator is not None and bool(_ENQUEUE.search("".join(lines)))
+        text = "".join(lines)
+        self._hands_functions = project_decorator is not None and bool(_ENQUEUE.search(text))
+        self._registered = set(_REGISTERED_CLASS.findall(text)) if "register_task" in text else set()
 
     def deferred(self) -> Dict[int, Segment]:
         """Segment number -> segment, for the definitions parsed only when asked for."""
@@ -251,8 +255,14 @@ class Screen:
         return False
 
     def _needed_class(self, definition: ast.ClassDef) -> bool:
+        if definition.name in self._registered:
+            return True
         if any(_last_part(base) in self._bases or "Task" in _dotted(base) for base in definition.bases):
             return True
+        if self._project_decorator is not None and any(
+            self._from_project(_dotted(base)) for base in definition.bases
+        ):
+            return True  # a subclass of a project class, which may be a task base
         for member in definition.body:
             if isinstance(member, _Function) and self._decorated_as_task(member):
                 return True
@@ -275,6 +285,11 @@ class Screen:
         if self._project_decorator is None:
             return False
         qualified = self._qualified(spelled, MAX_ALIAS_DEPTH)
+        return qualified is not None and self._project_decorator(qualified)
+
+    def _from_project(self, spelled: str) -> bool:
+        assert self._project_decorator is not None
+        qualified = self._qualified(spelled, MAX_ALIAS_DEPTH) if spelled else None
         return qualified is not None and self._project_decorator(qualified)
 
     def _qualified(self, spelled: str, depth: int) -> Optional[str]:

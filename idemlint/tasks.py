@@ -86,6 +86,10 @@ def _no_binding(name: str) -> Optional[Made]:
     return None
 
 
+def _no_task_base(qualified: str) -> bool:
+    return False
+
+
 @dataclass(frozen=True)
 class Decorators:
     """The task decorators a module may use beyond the catalogue's.
@@ -103,6 +107,9 @@ class Decorators:
     names: Tuple[str, ...] = ()
     bound: Callable[[str], Optional[Made]] = _no_binding
     project: Callable[[str], Optional[Made]] = _no_project_decorator
+    # Whether a class imported from another project module is a Celery
+    # ``Task`` subclass (see :meth:`idemlint.project.Project.is_task_base`).
+    task_base: Callable[[str], bool] = _no_task_base
 
 
 @dataclass
@@ -124,6 +131,8 @@ class ModuleIndex:
     # them may be the project's own wrapper of ``enqueue``.
     enqueued: List[str] = field(default_factory=list)
     wrapper_calls: List[Tuple[str, cst.Call]] = field(default_factory=list)
+    # Classes of the module registered as tasks (``app.register_task(Sync())``).
+    registered_classes: List[str] = field(default_factory=list)
     # id(function) -> definition order (the top-level statement's place in the
     # module, then a running count), since libcst nodes carry no positions.
     order: Dict[int, Tuple[int, int]] = field(default_factory=dict)
@@ -349,6 +358,12 @@ def _index_registration(
         _index_handed(index, handed)
         return
     if isinstance(func, cst.Attribute) and func.attr.value in catalog.ENQUEUE_METHODS:
+        return
+    if isinstance(func, cst.Attribute) and func.attr.value == "register_task":
+        registered = argument(call, 0, ("task",))
+        registered = registered.func if isinstance(registered, cst.Call) else registered
+        if isinstance(registered, cst.Name):
+            index.registered_classes.append(registered.value)
         return
     callee = dotted_name(func)
     if callee is not None and resolver.is_imported(callee.split(".")[0]) and any(
@@ -671,12 +686,16 @@ def task_decorators(
     index: ModuleIndex,
     configured: Sequence[str] = (),
     project_decorator: Callable[[str], Optional[Made]] = _no_project_decorator,
+    project_task_base: Callable[[str], bool] = _no_task_base,
 ) -> Decorators:
     """Decorators beyond the catalogue's: configured ones, the module's own
     wrappers and bindings, and (``project_decorator``) what a name imported
-    from another project module makes."""
+    from another project module makes; ``project_task_base`` says whether
+    an imported class is a project ``Task`` subclass."""
     names = tuple(configured)
-    return Decorators(names, BoundDecorators(index, names, project_decorator), project_decorator)
+    return Decorators(
+        names, BoundDecorators(index, names, project_decorator), project_decorator, project_task_base
+    )
 
 
 def find_tasks(index: ModuleIndex, decorators: Decorators = Decorators()) -> List[Task]:
@@ -702,7 +721,7 @@ def find_tasks(index: ModuleIndex, decorators: Decorators = Decorators()) -> Lis
             listed = index.functions.get(name)
             if listed is not None and id(listed) not in found:
                 found[id(listed)] = Task(name, listed, "arq", options)
-    for owner in task_classes(index, resolver):
+    for owner in task_classes(index, resolver, decorators.task_base):
         run = index.methods(owner).get("run")
         if run is not None and id(run) not in found:
             found[id(run)] = Task(owner.name.value, run, "celery", {}, owner=owner)
@@ -773,9 +792,17 @@ def _arq_functions(
     return listed
 
 
-def task_classes(index: ModuleIndex, resolver: Resolver) -> List[cst.ClassDef]:
-    """Celery ``Task`` subclasses, including subclasses of those in the module."""
+def task_classes(
+    index: ModuleIndex, resolver: Resolver, project_task_base: Callable[[str], bool] = _no_task_base
+) -> List[cst.ClassDef]:
+    """Celery ``Task`` subclasses, including subclasses of those in the
+    module, of those another project module defines (``project_task_base``)
+    and classes registered with ``app.register_task``."""
     task_classes: Dict[str, cst.ClassDef] = {}
+    for name in index.registered_classes:
+        owner = index.classes.get(name)
+        if owner is not None:
+            task_classes[name] = owner
     changed = True
     while changed:
         changed = False
@@ -783,13 +810,25 @@ def task_classes(index: ModuleIndex, resolver: Resolver) -> List[cst.ClassDef]:
             if name in task_classes:
                 continue
             for base in owner.bases:
-                if is_task_base(base.value, resolver) or (
-                    dotted_name(base.value) in task_classes
+                if (
+                    is_task_base(base.value, resolver)
+                    or dotted_name(base.value) in task_classes
+                    or _imported_task_base(base.value, resolver, project_task_base)
                 ):
                     task_classes[name] = owner
                     changed = True
                     break
     return list(task_classes.values())
+
+
+def _imported_task_base(
+    expression: cst.BaseExpression, resolver: Resolver, project_task_base: Callable[[str], bool]
+) -> bool:
+    spelled = dotted_name(expression)
+    if spelled is None or not resolver.is_imported(spelled.split(".")[0]):
+        return False
+    resolved = resolver.resolve(expression)
+    return resolved is not None and project_task_base(resolved)
 
 
 def is_task_base(expression: cst.BaseExpression, resolver: Resolver) -> bool:

@@ -24,7 +24,10 @@ from idemlint.settings import DEFAULT_SETTINGS
 from idemlint.tasks import build_index, find_tasks, task_decorators
 
 PROJECTS = pathlib.Path(__file__).parent / "projects"
-FORMS = ["decorator_alias", "decorator_instance", "decorator_partial", "decorator_wrapper", "enqueue_forms"]
+FORMS = [
+    "decorator_alias", "decorator_instance", "decorator_partial", "decorator_wrapper", "enqueue_forms",
+    "task_bases",
+]
 EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>IDM\d{3}(?:\s*,\s*IDM\d{3})*)")
 FINDING = re.compile(r"^(?P<path>.+?):(?P<line>\d+):\d+: (?P<code>IDM\d{3}) ")
 
@@ -280,4 +283,28 @@ def test_editing_the_projects_enqueue_wrapper_checks_its_callers_again(
     (package / "jobs.py").write_text("def run_later(fn, *args):\n    return fn(*args)\n")
     assert run_cli("check", *cache, str(package))[:2] == (0, "")
     (package / "jobs.py").write_text(wrapper)
+    assert reported(run_cli("check", *cache, str(package))[1]) == expected
+
+
+def test_editing_the_module_of_a_project_task_base_checks_its_subclasses_again(
+    tmp_path: pathlib.Path, run_cli: RunCli
+) -> None:
+    package = tmp_path / "proj"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    base = "from celery import Task\n\n\nclass Base(Task):\n    abstract = True\n"
+    (package / "base.py").write_text(base)
+    (package / "jobs.py").write_text(
+        "import requests\nfrom celery import shared_task\nfrom proj.base import Base\n\n\n"
+        "class Sync(Base):\n    def run(self, order_id):\n"
+        "        requests.post('https://x.example', json={'o': order_id})\n\n\n"
+        # Task-shaped text of its own: what makes the file be read as task code.
+        "@shared_task\ndef ping():\n    return 'pong'\n"
+    )
+    cache = ["--cache-dir", str(tmp_path / DIRECTORY_NAME)]
+    expected = [(str(package / "jobs.py"), 8, "IDM002")]
+    assert reported(run_cli("check", *cache, str(package))[1]) == expected
+    (package / "base.py").write_text("class Base:\n    abstract = True\n")
+    assert run_cli("check", *cache, str(package))[:2] == (0, "")
+    (package / "base.py").write_text(base)
     assert reported(run_cli("check", *cache, str(package))[1]) == expected

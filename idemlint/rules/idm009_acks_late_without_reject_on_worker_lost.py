@@ -156,7 +156,9 @@ class _Walker:
         # name the project's own (asking would parse every module called).
         self.statement_decorators = replace(task_decorators, project=Decorators().project)
         self.resolver: Resolver = index.resolver()
-        self.task_classes = {id(c) for c in task_classes(index, self.resolver)}
+        self.task_classes = {
+            id(c) for c in task_classes(index, self.resolver, task_decorators.task_base)
+        }
         self.class_places: Dict[str, _Place] = {}
         self.class_is_task: Dict[str, bool] = {}
         self.places: List[_Place] = []
