@@ -15,7 +15,7 @@ import io
 import tokenize
 import warnings
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar, Union
 
 import libcst as cst
 
@@ -38,6 +38,8 @@ from idemlint.tasks import (
 )
 
 MAX_ALIAS_HOPS = 5
+
+Found = TypeVar("Found")
 
 # A module name, the file it resolved to (None: no such module in the
 # project) and the content hash of the bytes parsed from that file (None: the
@@ -80,7 +82,9 @@ class Project:
         # and the hash of the bytes read for it (cache.UNREADABLE: none).
         self._loaded: Dict[str, Tuple[Optional[LoadedModule], List[Lookup], str]] = {}
         self._decorators: Dict[str, Tuple[Optional[Made], List[Lookup]]] = {}
-        self._resolving: Set[str] = set()
+        # The names being followed, and whether an answer was cut short (see _followed).
+        self._resolving: List[str] = []
+        self._cut = False
         self._enqueue_wrappers: Dict[str, Dict[str, Handing]] = {}
         self._task_bases: Dict[str, Tuple[bool, List[Lookup]]] = {}
 
@@ -115,37 +119,43 @@ class Project:
         module-level alias, instance or ``partial`` of one, followed through
         re-exports (``from .celery import project_task`` in a package
         ``__init__``).  What it looked up is recorded every time it is asked."""
-        if qualified not in self._decorators:
-            if qualified in self._resolving:  # a cycle of re-exports
-                return None
-            self._resolving.add(qualified)
-            start = len(self.lookups)
-            try:
-                made = self._task_decorator(qualified)
-            finally:
-                self._resolving.discard(qualified)
-            self._decorators[qualified] = (made, self.lookups[start:])
-        else:
-            self.lookups += self._decorators[qualified][1]
-        return self._decorators[qualified][0]
+        return self._followed(self._decorators, qualified, self._task_decorator, None)
 
     def is_task_base(self, qualified: str) -> bool:
         """Whether a project name is a Celery ``Task`` subclass (a
         project-wide task base such as ``class BaseTask(celery.Task)``),
         followed through re-exports; recorded as looked up every time."""
-        if qualified not in self._task_bases:
-            if qualified in self._resolving:
-                return False
-            self._resolving.add(qualified)
-            start = len(self.lookups)
-            try:
-                found = self._is_task_base(qualified)
-            finally:
-                self._resolving.discard(qualified)
-            self._task_bases[qualified] = (found, self.lookups[start:])
-        else:
-            self.lookups += self._task_bases[qualified][1]
-        return self._task_bases[qualified][0]
+        return self._followed(self._task_bases, qualified, self._is_task_base, False)
+
+    def _followed(
+        self,
+        memo: Dict[str, Tuple[Found, List[Lookup]]],
+        qualified: str,
+        compute: Callable[[str], Found],
+        nothing: Found,
+    ) -> Found:
+        """``compute(qualified)``, which may ask again about the names it
+        re-exports: a cycle or a chain longer than ``MAX_ALIAS_HOPS`` finds
+        ``nothing``, and an answer cut so is not remembered (it would make
+        what a later question finds depend on the questions before it)."""
+        if qualified in memo:
+            found, lookups = memo[qualified]
+            self.lookups += lookups
+            return found
+        if qualified in self._resolving or len(self._resolving) >= MAX_ALIAS_HOPS:
+            self._cut = True
+            return nothing
+        cut_before, self._cut = self._cut, False
+        start = len(self.lookups)
+        self._resolving.append(qualified)
+        try:
+            found = compute(qualified)
+        finally:
+            self._resolving.pop()
+        if not self._cut:
+            memo[qualified] = (found, self.lookups[start:])
+        self._cut = self._cut or cut_before
+        return found
 
     def _is_task_base(self, qualified: str) -> bool:
         found = self._split(qualified)

@@ -10,7 +10,7 @@ and the calls that register a function as a task (``app.task(func)``,
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import (
     AbstractSet,
     Callable,
@@ -30,7 +30,7 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.names import Resolver, argument, dotted_name, import_bindings
-from idemlint.segments import Definitions, Later, Segment
+from idemlint.segments import MAX_ALIAS_DEPTH, Definitions, Later, Segment
 
 
 @dataclass(frozen=True)
@@ -627,8 +627,8 @@ class BoundDecorators:
     decorator instance bound once (``retrying_task =
     shared_task(acks_late=True)``: its options count for every task it
     decorates) and a ``functools.partial`` of a decorator or of the
-    module's own wrapper, followed as deep as the bindings go (a cycle
-    makes nothing).
+    module's own wrapper, followed as many bindings deep as the segment
+    screen follows them (``MAX_ALIAS_DEPTH``; a cycle makes nothing).
     """
 
     def __init__(
@@ -641,19 +641,23 @@ class BoundDecorators:
         self._local_functions = set(index.functions)
         self._known = Decorators(tuple(names), self, project)
         self._wrappers = task_decorator_wrappers(index, names)
-        self._made: Dict[str, Optional[Made]] = {
-            name: (framework, {}) for name, framework in self._wrappers.items()
-        }
+        self._made: Dict[str, Optional[Made]] = {}
 
     def __call__(self, name: str) -> Optional[Made]:
+        # Only what is asked from the top is remembered: what a name makes
+        # never depends on which name was asked first.
         if name not in self._made:
-            self._made[name] = None  # while it is worked out: a cycle ends here
-            value = self._index.constants.get(name)
-            if value is not None and name not in self._local_functions and name not in self._index.classes:
-                self._made[name] = _made_by(
-                    value, self._index.resolver(), self._known, self._local_functions
-                )
+            self._made[name] = self._worked_out(name, MAX_ALIAS_DEPTH)
         return self._made[name]
+
+    def _worked_out(self, name: str, depth: int) -> Optional[Made]:
+        if name in self._wrappers:
+            return self._wrappers[name], {}
+        value = self._index.constants.get(name)
+        if value is None or depth == 0 or name in self._local_functions or name in self._index.classes:
+            return None
+        deeper = replace(self._known, bound=lambda inner: self._worked_out(inner, depth - 1))
+        return _made_by(value, self._index.resolver(), deeper, self._local_functions)
 
 
 def _made_by(

@@ -308,3 +308,28 @@ def test_editing_the_module_of_a_project_task_base_checks_its_subclasses_again(
     assert run_cli("check", *cache, str(package))[:2] == (0, "")
     (package / "base.py").write_text(base)
     assert reported(run_cli("check", *cache, str(package))[1]) == expected
+
+
+def test_a_cycle_of_re_exports_and_a_long_alias_chain_make_no_task_and_no_error(
+    tmp_path: pathlib.Path, run_cli: RunCli
+) -> None:
+    package = tmp_path / "proj"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from proj.b import deco\n")
+    (package / "b.py").write_text("from proj.a import deco\n")
+    chain = "".join(f"a{n + 1} = a{n}\n" for n in range(5000))
+    post = "    requests.post('https://x.example', json={'o': order_id})\n"
+    (package / "jobs.py").write_text(
+        "import requests\nfrom celery import shared_task\nfrom proj.a import deco\n\na0 = shared_task(acks_late=False)\n"
+        + chain
+        + "\n\n@deco\ndef cyclic(order_id):\n" + post
+        + "\n\n@a5000\ndef too_deep(order_id):\n" + post
+        + "\n\n@a3\ndef aliased(order_id):\n" + post
+    )
+    status, out, err = run_cli("check", "--no-cache", str(package))
+    assert (status, err) == (1, "")
+    assert [line for line in out.splitlines() if " IDM002 " in line and "in task `aliased`" in line] == [
+        line for line in out.splitlines() if " IDM0" in line
+    ]
+    assert len(out.splitlines()) == 1
