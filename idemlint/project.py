@@ -35,6 +35,7 @@ from idemlint.tasks import (
     handed_target,
     registered_function,
     task_classes,
+    task_decorator_wrappers,
 )
 
 MAX_ALIAS_HOPS = 5
@@ -87,6 +88,7 @@ class Project:
         self._cut = False
         self._enqueue_wrappers: Dict[str, Dict[str, Handing]] = {}
         self._task_bases: Dict[str, Tuple[bool, List[Lookup]]] = {}
+        self._wrappers: Dict[str, Dict[str, str]] = {}
 
     def load(self, name: str) -> Optional[LoadedModule]:
         """The module ``name`` (None when it is not in the project, or cannot
@@ -176,7 +178,12 @@ class Project:
             return None
         loaded, (name,) = found
         index = loaded.index
-        bound = BoundDecorators(index, self._task_decorators, self.task_decorator)(name)
+        if loaded.name not in self._wrappers:  # found once per module
+            self._wrappers[loaded.name] = task_decorator_wrappers(index, self._task_decorators)
+        # A new one each time: what it remembers was looked up for another question.
+        bound = BoundDecorators(
+            index, self._task_decorators, self.task_decorator, self._wrappers[loaded.name]
+        )(name)
         if bound is not None:
             return bound
         if name in index.imports and name not in index.functions and name not in index.constants:

@@ -636,11 +636,13 @@ class BoundDecorators:
         index: ModuleIndex,
         names: Sequence[str] = (),
         project: Callable[[str], Optional[Made]] = _no_project_decorator,
+        wrappers: Optional[Mapping[str, str]] = None,
     ) -> None:
+        """``wrappers``: :func:`task_decorator_wrappers` of the module, when known."""
         self._index = index
         self._local_functions = set(index.functions)
         self._known = Decorators(tuple(names), self, project)
-        self._wrappers = task_decorator_wrappers(index, names)
+        self._wrappers = task_decorator_wrappers(index, names) if wrappers is None else wrappers
         self._made: Dict[str, Optional[Made]] = {}
 
     def __call__(self, name: str) -> Optional[Made]:
