@@ -795,6 +795,11 @@ CELERY_TASK_BASES = frozenset(
 
 # RQ: ``queue.enqueue(func, ...)`` and friends; value = position of the function.
 ENQUEUE_METHODS = {"enqueue": 0, "enqueue_call": 0, "enqueue_in": 1, "enqueue_at": 1}
+# rq-scheduler's ``scheduler.schedule(time, func)`` / ``scheduler.cron(spec, func)``.
+SCHEDULER_METHODS = frozenset({"schedule", "cron"})
+# Text that any of those calls (or ``Job.create``) contains: only a module
+# with it has its function bodies searched for them.
+HANDING_TEXT = ("enqueue", "Job.create", "cheduler")
 
 ARQ_WRAPPERS = frozenset({"arq.func", "arq.worker.func", "arq.cron", "arq.cron.cron"})
 ARQ_SETTINGS_LISTS = frozenset({"functions", "cron_jobs"})

@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 # must not pass, its libcst tree takes 250 MB.
 _TASK_LITERALS = (
     b".task(", b".actor(", b".enqueue", b"shared_task(", b"WorkerSettings", b"acks_late",
-    b"ACKS_LATE",
+    b"ACKS_LATE", b"Job.create(", b"cheduler.schedule(", b"cheduler.cron(", b"register_task(",
 )
 _TASK_PATTERNS = (rb"@[\w.]*(?:task|actor|job)\b", rb"Task(?<!\wTask)\b", rb"arq(?<!\warq)\b")
 
@@ -415,16 +415,77 @@ _Candidate = Tuple[str, bytes]
 def _candidates(
     paths: Sequence[str], settings: Settings
 ) -> Tuple[List[_Candidate], List[FileProblem]]:
-    """Read every file once; keep those that can hold tasks or task configuration."""
+    """Read every file once; keep those that can hold tasks or task
+    configuration, and those that decorate with a name the project may
+    define as its own task decorator (see :class:`_ProjectDecoratorNames`)."""
     candidates: List[_Candidate] = []
     problems: List[FileProblem] = []
+    names = _ProjectDecoratorNames()
     for path in paths:
         raw = _read(path)
         if isinstance(raw, FileProblem):
             problems.append(raw)
-        elif could_hold_tasks(raw, settings):
+            continue
+        names.read(raw)
+        if could_hold_tasks(raw, settings):
             candidates.append((path, raw))
-    return candidates, problems
+        else:
+            names.screened_out(path, raw)
+    for path in sorted(names.users()):
+        raw = _read(path)  # read again: only a file that uses such a name
+        if isinstance(raw, bytes) and names.uses_one(raw):
+            candidates.append((path, raw))
+    order = {path: number for number, path in enumerate(paths)}
+    return sorted(candidates, key=lambda candidate: order[candidate[0]]), problems
+
+
+class _ProjectDecoratorNames:
+    """The project's own task decorators as far as the text tells: names
+    defined at module level (``def``, ``class``, ``name =``) by a statement
+    whose text mentions a task decorator (a name ending in ``task``,
+    ``actor`` or ``job``) or a ``partial``, such as ``project_task =
+    shared_task`` or ``def instrumented_task(**kw): ... app.task(**kw)``.
+    A superset: detection decides on the syntax tree.  A file screened out
+    whose decorators (``@background``, ``@tasks.background(...)``) use one
+    of those names is analysed too.  (Class bases are not read: too many
+    classes are defined next to the word ``task``.)"""
+
+    # Plain substring tests: they cost a tenth of any pattern.  Each pattern
+    # starts with a literal, so that the regex engine finds it by a fast
+    # search (a newline: the text is read with one put before it).
+    _TASK_TEXT = (b"task", b"actor", b"job", b"partial(")
+    _DEFINED = re.compile(rb"\n(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)|\n(\w+)[ \t]*(?::[^=\n]*)?=(?!=)")
+    _NEXT_STATEMENT = re.compile(rb"\n[^\s#]")
+    _DECORATOR = re.compile(rb"\n[ \t]*@([\w.]+)")
+
+    def __init__(self) -> None:
+        self._defined: Set[bytes] = set()
+        self._used: Dict[str, Set[bytes]] = {}
+
+    def read(self, raw: bytes) -> None:
+        if not any(text in raw for text in self._TASK_TEXT):
+            return
+        text = b"\n" + raw
+        for match in self._DEFINED.finditer(text):
+            following = self._NEXT_STATEMENT.search(text, match.end())
+            end = following.start() if following else len(text)
+            if any(text.find(word, match.end(), end) >= 0 for word in self._TASK_TEXT):
+                self._defined.add(match.group(1) or match.group(2))
+
+    def screened_out(self, path: str, raw: bytes) -> None:
+        used = self._decorators(raw)
+        if used:
+            self._used[path] = used
+
+    def users(self) -> Set[str]:
+        """The files screened out that use a name defined so."""
+        return {path for path, used in self._used.items() if used & self._defined}
+
+    def uses_one(self, raw: bytes) -> bool:
+        return bool(self._decorators(raw) & self._defined)
+
+    def _decorators(self, raw: bytes) -> Set[bytes]:
+        return {name.rpartition(b".")[2] for name in self._DECORATOR.findall(b"\n" + raw)}
 
 
 def _load(
@@ -541,16 +602,23 @@ def _analyse(
     for loaded in modules:
         stage = "task detection"
         try:
-            wrappers = project.is_task_decorator if project is not None else _no_wrappers
-            decorators = task_decorators(loaded.index, settings.task_decorators, wrappers)
+            if project is not None:
+                decorators = task_decorators(
+                    loaded.index, settings.task_decorators, project.task_decorator, project.is_task_base
+                )
+            else:
+                decorators = task_decorators(loaded.index, settings.task_decorators)
             for module_rule in module_rules:
                 stage = module_rule.code
                 for violation in module_rule.check_module(loaded.module, loaded.index, decorators):
                     report(module_rule.code, violation.node, violation.message, "", loaded)
             stage = "task detection"
-            for task in find_tasks(loaded.index, decorators):
+            tasks = [(task, loaded) for task in find_tasks(loaded.index, decorators)]
+            if project is not None:
+                tasks += project.enqueued_tasks(loaded)
+            for task, home in tasks:
                 stage = f"the trace of task `{task.name}`"
-                trace = TraceBuilder(loaded, task, project, summaries).build()
+                trace = TraceBuilder(home, task, project, summaries).build()
                 knowledge = Knowledge(trace, loaded.index.constants, settings)
                 for rule in task_rules:
                     stage = rule.code
@@ -562,10 +630,6 @@ def _analyse(
         except Exception as error:  # one broken rule must not end the run
             problems.append(internal_error(loaded.path, stage, error))
     return reported, walked, problems
-
-
-def _no_wrappers(qualified: str) -> bool:
-    return False
 
 
 def internal_error(path: str, stage: str, error: Exception) -> FileProblem:

@@ -15,18 +15,33 @@ import io
 import tokenize
 import warnings
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar, Union
 
 import libcst as cst
 
+from idemlint import catalog
 from idemlint.cache import UNREADABLE, content_hash
 from idemlint.findings import FileProblem
 from idemlint.modules import module_files, module_name
 from idemlint.reading import read_regular
 from idemlint.segments import Later, Piece, Screen, Segment, split
-from idemlint.tasks import ModuleIndex, build_index, task_decorator_wrappers
+from idemlint.tasks import (
+    BoundDecorators,
+    Handing,
+    Made,
+    ModuleIndex,
+    Task,
+    build_index,
+    enqueue_wrappers,
+    handed_target,
+    registered_function,
+    task_classes,
+    task_decorator_wrappers,
+)
 
 MAX_ALIAS_HOPS = 5
+
+Found = TypeVar("Found")
 
 # A module name, the file it resolved to (None: no such module in the
 # project) and the content hash of the bytes parsed from that file (None: the
@@ -68,7 +83,13 @@ class Project:
         # are parsed up front depends on it), replayed whenever it is used,
         # and the hash of the bytes read for it (cache.UNREADABLE: none).
         self._loaded: Dict[str, Tuple[Optional[LoadedModule], List[Lookup], str]] = {}
-        self._wrappers: Dict[str, Tuple[bool, List[Lookup]]] = {}
+        self._decorators: Dict[str, Tuple[Optional[Made], List[Lookup]]] = {}
+        # The names being followed, and whether an answer was cut short (see _followed).
+        self._resolving: List[str] = []
+        self._cut = False
+        self._enqueue_wrappers: Dict[str, Dict[str, Handing]] = {}
+        self._task_bases: Dict[str, Tuple[bool, List[Lookup]]] = {}
+        self._wrappers: Dict[str, Dict[str, str]] = {}
 
     def load(self, name: str) -> Optional[LoadedModule]:
         """The module ``name`` (None when it is not in the project, or cannot
@@ -94,23 +115,133 @@ class Project:
         whoever looks it up depends on the bytes the engine read."""
         self._loaded[loaded.name] = (loaded, list(lookups), loaded.digest or UNREADABLE)
 
-    def is_task_decorator(self, qualified: str) -> bool:
-        """Whether a name is a project function that wraps a task decorator
-        (sentry's ``instrumented_task``), found without configuration."""
-        if qualified not in self._wrappers:
-            start = len(self.lookups)
-            found = self._split(qualified)
-            wrapper = False
-            if found is not None and len(found[1]) == 1:
-                loaded, rest = found
-                wrapper = rest[0] in task_decorator_wrappers(loaded.index)
-            self._wrappers[qualified] = (wrapper, self.lookups[start:])
-        else:
-            self.lookups += self._wrappers[qualified][1]
-        return self._wrappers[qualified][0]
+    def task_decorator(self, qualified: str) -> Optional[Made]:
+        """What a project name makes when it decorates a function, None when
+        it is no task decorator; found without configuration: a function or
+        class that wraps a task decorator (sentry's ``instrumented_task``), a
+        module-level alias, instance or ``partial`` of one, followed through
+        re-exports (``from .celery import project_task`` in a package
+        ``__init__``).  What it looked up is recorded every time it is asked."""
+        return self._followed(self._decorators, qualified, self._task_decorator, None)
+
+    def is_task_base(self, qualified: str) -> bool:
+        """Whether a project name is a Celery ``Task`` subclass (a
+        project-wide task base such as ``class BaseTask(celery.Task)``),
+        followed through re-exports; recorded as looked up every time."""
+        return self._followed(self._task_bases, qualified, self._is_task_base, False)
+
+    def _followed(
+        self,
+        memo: Dict[str, Tuple[Found, List[Lookup]]],
+        qualified: str,
+        compute: Callable[[str], Found],
+        nothing: Found,
+    ) -> Found:
+        """``compute(qualified)``, which may ask again about the names it
+        re-exports: a cycle or a chain longer than ``MAX_ALIAS_HOPS`` finds
+        ``nothing``, and an answer cut so is not remembered (it would make
+        what a later question finds depend on the questions before it)."""
+        if qualified in memo:
+            found, lookups = memo[qualified]
+            self.lookups += lookups
+            return found
+        if qualified in self._resolving or len(self._resolving) >= MAX_ALIAS_HOPS:
+            self._cut = True
+            return nothing
+        cut_before, self._cut = self._cut, False
+        start = len(self.lookups)
+        self._resolving.append(qualified)
+        try:
+            found = compute(qualified)
+        finally:
+            self._resolving.pop()
+        if not self._cut:
+            memo[qualified] = (found, self.lookups[start:])
+        self._cut = self._cut or cut_before
+        return found
+
+    def _is_task_base(self, qualified: str) -> bool:
+        found = self._split(qualified)
+        if found is None or len(found[1]) != 1:
+            return False
+        loaded, (name,) = found
+        index = loaded.index
+        if name in index.classes:
+            owner = index.classes.get(name)
+            return any(owner is c for c in task_classes(index, index.resolver(), self.is_task_base))
+        if name in index.imports:
+            return self.is_task_base(index.imports[name])
+        return False
+
+    def _task_decorator(self, qualified: str) -> Optional[Made]:
+        found = self._split(qualified)
+        if found is None or len(found[1]) != 1:
+            return None
+        loaded, (name,) = found
+        index = loaded.index
+        if loaded.name not in self._wrappers:  # found once per module
+            self._wrappers[loaded.name] = task_decorator_wrappers(index, self._task_decorators)
+        # A new one each time: what it remembers was looked up for another question.
+        bound = BoundDecorators(
+            index, self._task_decorators, self.task_decorator, self._wrappers[loaded.name]
+        )(name)
+        if bound is not None:
+            return bound
+        if name in index.imports and name not in index.functions and name not in index.constants:
+            return self.task_decorator(index.imports[name])
+        return None
+
+    def enqueued_tasks(self, loaded: LoadedModule) -> List[Tuple[Task, LoadedModule]]:
+        """The functions ``loaded`` hands RQ that detection in the module
+        alone cannot see, as RQ tasks with the module that defines each:
+        one of another project module (``queue.enqueue(billing.capture)``, an
+        imported ``Class.method``), and any function handed to the
+        project's own wrapper of ``enqueue`` defined in another module
+        (``run_later(refresh)``)."""
+        index = loaded.index
+        found: Dict[int, Tuple[Task, LoadedModule]] = {}
+        targets: List[Tuple[bool, str]] = [(False, name) for name in index.enqueued]
+        for callee, call in index.wrapper_calls:
+            handing = self.enqueue_wrapper(callee)
+            handed = handing.argument(call) if handing is not None else None
+            target = handed_target(index, handed) if handed is not None else None
+            if target is not None:
+                targets.append(target)
+        for local, name in targets:
+            if local:
+                function = registered_function(index, name)
+                if function is not None:
+                    found.setdefault(id(function), (Task(name, function, "rq", {}), loaded))
+                continue
+            defined = self.function(name) or self._unbound_method(name)
+            if defined is None:
+                continue
+            function, owner, home = defined
+            task = function.name.value if owner is None else f"{owner.name.value}.{function.name.value}"
+            found.setdefault(id(function), (Task(task, function, "rq", {}), home))
+        return list(found.values())
+
+    def enqueue_wrapper(self, qualified: str) -> Optional[Handing]:
+        """Where a project function that hands one of its parameters to RQ
+        takes it (None: it is no such wrapper); what it loads is recorded
+        as looked up."""
+        defined = self.function(qualified)  # through re-exports
+        if defined is None or defined[1] is not None:
+            return None
+        function, _, home = defined
+        if home.name not in self._enqueue_wrappers:
+            self._enqueue_wrappers[home.name] = enqueue_wrappers(home.index)
+        return self._enqueue_wrappers[home.name].get(function.name.value)
+
+    def _unbound_method(
+        self, qualified: str
+    ) -> Optional[Tuple[cst.FunctionDef, Optional[cst.ClassDef], LoadedModule]]:
+        """``module.Class.method`` handed over as it is: the method of ``Class``."""
+        owner, _, method = qualified.rpartition(".")
+        return self.function(f"{owner}().{method}") if owner and "()" not in owner else None
 
     def may_be_task_decorator(self, qualified: str) -> bool:
-        """Whether :meth:`is_task_decorator` could say yes, known without
+        """Whether :meth:`task_decorator` could say yes, known without
         parsing anything: the name's module is in the project.  The lookup is
         recorded as that method records it."""
         module = qualified.rpartition(".")[0]
@@ -231,13 +362,13 @@ def load_source(
         module = _parse(text, path)
         if isinstance(module, FileProblem):
             return module
-        index = build_index(module, package or None, scan_bodies="enqueue" in text)
+        index = build_index(module, package or None, scan_bodies=_hands_functions(text))
         return LoadedModule(name or path, path, text, module, tree, index, digest=digest)
     later = Later(lines, waiting)
     index = build_index(
         partial,
         package or None,
-        scan_bodies="enqueue" in text,
+        scan_bodies=_hands_functions(text),
         later=later,
         numbers=[segment.number for segment in up_front],
     )
@@ -246,6 +377,12 @@ def load_source(
         name or path, path, text, partial, ast.Module(body=statements, type_ignores=[]), index, later,
         digest,
     )
+
+
+def _hands_functions(text: str) -> bool:
+    """Whether the text may hand RQ a function in a function body (see
+    ``tasks._handed_function``)."""
+    return any(word in text for word in catalog.HANDING_TEXT)
 
 
 def _parse(text: str, path: str) -> Union[cst.Module, FileProblem]:

@@ -100,11 +100,13 @@ _BASE_WORDS = frozenset(name.rpartition(".")[2] for name in catalog.CELERY_TASK_
 # in one that sets late acks, IDM009 reads every statement for settings
 # (``app.conf``, ``Celery(...)``, task options, a class's attributes).  A
 # definition that mentions any of what they look for is then parsed up front.
-_ENQUEUE = re.compile(r"enqueue")
+_ENQUEUE = re.compile("|".join(re.escape(word) for word in catalog.HANDING_TEXT))
 _LATE_ACKS = re.compile(r"acks_late|ACKS_LATE")
 _ARQ_WRAPPER_WORDS = frozenset(name.rpartition(".")[2] for name in catalog.ARQ_WRAPPERS)
 _CELERY_CONFIG_WORDS = frozenset({"Celery", "conf"})
-_SETTING_WORDS = r"enqueue|acks_late|ACKS_LATE|reject_on_worker_lost|REJECT_ON_WORKER_LOST"
+_SETTING_WORDS = r"enqueue|Job\.create|cheduler|acks_late|ACKS_LATE|reject_on_worker_lost|REJECT_ON_WORKER_LOST"
+# ``app.register_task(Sync())``: a class-based task whatever its bases.
+_REGISTERED_CLASS = re.compile(r"register_task\(\s*(\w+)")
 # Aliases are followed this many assignments deep (``b = a; c = b``).
 MAX_ALIAS_DEPTH = 5
 
@@ -117,9 +119,11 @@ class Screen:
     What detection looks for is parsed up front: functions with a decorator
     that may make a task, ``Task`` subclasses, classes with such a method
     or arq settings, and the module's own task-decorator wrappers
-    (functions that call a task decorator).  A decorator may make a task
-    when its last name part is a task decorator's, a configured one's, a
-    wrapper's of this module, or an alias of one of those; or, in a
+    (functions that call a task decorator, classes that subclass or call
+    one).  A decorator may make a task when its last name part is a task
+    decorator's, a configured one's, a wrapper's of this module, or bound
+    at module level to one of those (an alias, an instance, a ``partial``
+    of one); or, in a
     whole-project run (``project_decorator``, see
     :meth:`idemlint.project.Project.may_be_task_decorator`), when the name
     it resolves to may be the project's own wrapper.
@@ -148,6 +152,9 @@ class Screen:
         self._wrapper_names = self._wrappers()
         self._decorators = _closure(decorators | self._wrapper_names, bindings)
         self._read_everywhere = self._words_read_everywhere(bindings)
+        text = "".join(lines)
+        self._hands_functions = project_decorator is not None and bool(_ENQUEUE.search(text))
+        self._registered = set(_REGISTERED_CLASS.findall(text)) if "register_task" in text else set()
 
     def deferred(self) -> Dict[int, Segment]:
         """Segment number -> segment, for the definitions parsed only when asked for."""
@@ -175,14 +182,20 @@ class Screen:
         return waiting
 
     def _wrappers(self) -> Set[str]:
-        """Functions of the module that may wrap a task decorator: those that
-        call one (the text mentions it, the syntax tree confirms a call), and
-        any defined inside a top-level ``if`` or ``try``."""
+        """Functions and classes of the module that may wrap a task
+        decorator: those that call one (the text mentions it, the syntax tree
+        confirms a call), classes that subclass one, and any function defined
+        inside a top-level ``if`` or ``try``."""
         wrappers: Set[str] = set()
         for segment in self._segments:
             definition = segment.definition()
             if definition is None:
                 wrappers |= {n.name for n in _top_level(segment.statements) if isinstance(n, _Function)}
+            elif isinstance(definition, ast.ClassDef):
+                if any(_last_part(base) in self._calls_decorator for base in definition.bases) or (
+                    self._mentions.search(self._text(segment)) and self._calls_a_decorator(definition)
+                ):
+                    wrappers.add(definition.name)
             elif (
                 isinstance(definition, _Function)
                 and self._mentions.search(self._text(segment))
@@ -191,7 +204,7 @@ class Screen:
                 wrappers.add(definition.name)
         return wrappers
 
-    def _calls_a_decorator(self, function: Union[ast.FunctionDef, ast.AsyncFunctionDef]) -> bool:
+    def _calls_a_decorator(self, function: _AnyDefinition) -> bool:
         for node in ast.walk(function):
             if isinstance(node, ast.Call):
                 target = node.func.func if isinstance(node.func, ast.Call) else node.func
@@ -217,13 +230,39 @@ class Screen:
     def _needed(self, segment: Segment, definition: _AnyDefinition) -> bool:
         if self._read_everywhere is not None and self._read_everywhere.search(self._text(segment)):
             return True
+        if self._hands_functions and self._may_call_project_wrapper(definition):
+            return True
+        if definition.name in self._wrapper_names:
+            return True
         if isinstance(definition, ast.ClassDef):
             return self._needed_class(definition)
-        return definition.name in self._wrapper_names or self._decorated_as_task(definition)
+        return self._decorated_as_task(definition)
+
+    def _may_call_project_wrapper(self, definition: _AnyDefinition) -> bool:
+        """Whether the definition passes a name to a function imported from
+        the project, which may be the project's own wrapper of ``enqueue``
+        (``run_later(refresh)``): detection reads such calls in a module
+        that hands functions to RQ."""
+        assert self._project_decorator is not None
+        for node in ast.walk(definition):
+            if isinstance(node, ast.Call) and any(
+                isinstance(arg, (ast.Name, ast.Attribute)) for arg in node.args
+            ):
+                spelled = _dotted(node.func)
+                qualified = self._qualified(spelled, MAX_ALIAS_DEPTH) if spelled else None
+                if qualified is not None and self._project_decorator(qualified):
+                    return True
+        return False
 
     def _needed_class(self, definition: ast.ClassDef) -> bool:
+        if definition.name in self._registered:
+            return True
         if any(_last_part(base) in self._bases or "Task" in _dotted(base) for base in definition.bases):
             return True
+        if self._project_decorator is not None and any(
+            self._from_project(_dotted(base)) for base in definition.bases
+        ):
+            return True  # a subclass of a project class, which may be a task base
         for member in definition.body:
             if isinstance(member, _Function) and self._decorated_as_task(member):
                 return True
@@ -246,6 +285,11 @@ class Screen:
         if self._project_decorator is None:
             return False
         qualified = self._qualified(spelled, MAX_ALIAS_DEPTH)
+        return qualified is not None and self._project_decorator(qualified)
+
+    def _from_project(self, spelled: str) -> bool:
+        assert self._project_decorator is not None
+        qualified = self._qualified(spelled, MAX_ALIAS_DEPTH) if spelled else None
         return qualified is not None and self._project_decorator(qualified)
 
     def _qualified(self, spelled: str, depth: int) -> Optional[str]:
@@ -318,7 +362,19 @@ def _bindings(tree: ast.Module) -> Iterator[Tuple[str, str]]:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
                 if isinstance(target, ast.Name):
-                    yield _last_part(node.value), target.id
+                    yield _bound_part(node.value), target.id
+
+
+def _bound_part(value: ast.expr) -> str:
+    """The last name part of what a module-level value applies to a function:
+    an alias's (``task = app.task``), a decorator instance's
+    (``retrying_task = shared_task(acks_late=True)``), a partial's first
+    argument's (``job = partial(rq_job, connection=c)``)."""
+    if not isinstance(value, ast.Call):
+        return _last_part(value)
+    if _last_part(value.func) == "partial" and value.args:
+        return _last_part(value.args[0])
+    return _last_part(value.func)
 
 
 def _top_level(statements: Iterable[ast.stmt]) -> Iterator[ast.stmt]:

@@ -10,7 +10,7 @@ and the calls that register a function as a task (``app.task(func)``,
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import (
     AbstractSet,
     Callable,
@@ -30,7 +30,7 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.names import Resolver, argument, dotted_name, import_bindings
-from idemlint.segments import Definitions, Later, Segment
+from idemlint.segments import MAX_ALIAS_DEPTH, Definitions, Later, Segment
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,46 @@ class Task:
         return self.positional_arguments + keyword_only
 
 
+# What a task decorator makes: the framework and the options it sets.
+Made = Tuple[str, Dict[str, cst.BaseExpression]]
+
+PARTIALS = frozenset({"functools.partial"})
+
+
+def _no_project_decorator(qualified: str) -> Optional[Made]:
+    return None
+
+
+def _no_binding(name: str) -> Optional[Made]:
+    return None
+
+
+def _no_task_base(qualified: str) -> bool:
+    return False
+
+
+@dataclass(frozen=True)
+class Decorators:
+    """The task decorators a module may use beyond the catalogue's.
+
+    ``names``: configured names, matched by spelling (they make ``custom``
+    tasks); ``bound``: what a module-level name makes when it is a wrapper
+    of a decorator or bound to a decorator, an instance of one or a
+    ``partial`` of one (see :class:`BoundDecorators`); ``project``:
+    what a name imported from another project module makes (see
+    :meth:`idemlint.project.Project.task_decorator`).  Both are asked only
+    about names that decorate something, so that no other module is parsed
+    for a name that cannot make a task.
+    """
+
+    names: Tuple[str, ...] = ()
+    bound: Callable[[str], Optional[Made]] = _no_binding
+    project: Callable[[str], Optional[Made]] = _no_project_decorator
+    # Whether a class imported from another project module is a Celery
+    # ``Task`` subclass (see :meth:`idemlint.project.Project.is_task_base`).
+    task_base: Callable[[str], bool] = _no_task_base
+
+
 @dataclass
 class ModuleIndex:
     """What one module defines and imports, for tasks and their helpers."""
@@ -86,6 +126,13 @@ class ModuleIndex:
         default_factory=list
     )
     arq_settings: List[cst.ClassDef] = field(default_factory=list)
+    # Functions of other project modules handed to RQ here (qualified names),
+    # and calls of imported functions with a function-like argument: one of
+    # them may be the project's own wrapper of ``enqueue``.
+    enqueued: List[str] = field(default_factory=list)
+    wrapper_calls: List[Tuple[str, cst.Call]] = field(default_factory=list)
+    # Classes of the module registered as tasks (``app.register_task(Sync())``).
+    registered_classes: List[str] = field(default_factory=list)
     # id(function) -> definition order (the top-level statement's place in the
     # module, then a running count), since libcst nodes carry no positions.
     order: Dict[int, Tuple[int, int]] = field(default_factory=dict)
@@ -153,9 +200,10 @@ def build_index(
         for function in _all_functions(index):
             registrations.extend(_calls_in_statements(function.body.body))
     resolver = index.resolver()
+    wrappers = enqueue_wrappers(index) if scan_bodies else {}
     for call in registrations:
         if call.args:
-            _index_registration(index, resolver, call)
+            _index_registration(index, resolver, call, wrappers)
     return index
 
 
@@ -295,27 +343,146 @@ def _class_assigns_any(node: cst.ClassDef, names: Iterable[str]) -> bool:
     return False
 
 
-def _index_registration(index: ModuleIndex, resolver: Resolver, call: cst.Call) -> None:
-    """Record ``app.task(f)``, ``queue.enqueue(f)`` and ``arq.func(f)`` calls."""
+def _index_registration(
+    index: ModuleIndex, resolver: Resolver, call: cst.Call, wrappers: Mapping[str, "Handing"]
+) -> None:
+    """Record ``app.task(f)``, ``arq.func(f)`` and the calls that hand RQ a
+    function (:func:`_handed_function`): one of this module by name
+    (``f``, ``Class.method``) in ``registrations``, one of another module
+    (imported, ``module.func``) in ``enqueued``."""
     func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value in catalog.ENQUEUE_METHODS:
-        position = catalog.ENQUEUE_METHODS[func.attr.value]
-        target = argument(call, position, ("f", "func"))
-        if isinstance(target, cst.Name):
-            index.registrations.append((target.value, "rq", {}))
+    handed = _handed_function(call, resolver)
+    if isinstance(func, cst.Name) and func.value in wrappers:
+        handed = wrappers[func.value].argument(call)
+    if handed is not None:
+        _index_handed(index, handed)
         return
+    if isinstance(func, cst.Attribute) and func.attr.value in catalog.ENQUEUE_METHODS:
+        return
+    if isinstance(func, cst.Attribute) and func.attr.value == "register_task":
+        registered = argument(call, 0, ("task",))
+        registered = registered.func if isinstance(registered, cst.Call) else registered
+        if isinstance(registered, cst.Name):
+            index.registered_classes.append(registered.value)
+        return
+    callee = dotted_name(func)
+    if callee is not None and resolver.is_imported(callee.split(".")[0]) and any(
+        isinstance(arg.value, (cst.Name, cst.Attribute)) for arg in call.args
+    ):
+        qualified = resolver.resolve(func)
+        if qualified is not None:
+            index.wrapper_calls.append((qualified, call))
     if resolver.resolve(func) in catalog.ARQ_WRAPPERS:
         target = argument(call, 0, ("coroutine",))
         if isinstance(target, cst.Name):
             index.registrations.append((target.value, "arq", _keywords(call)))
         return
-    decorator = classify_decorator(func, resolver, ())
+    decorator = classify_decorator(func, resolver)
     first = call.args[0]
     if decorator is not None and first.keyword is None and first.star == "":
         if isinstance(first.value, cst.Name):
             framework, options = decorator
             merged = {**options, **_keywords(call)}
             index.registrations.append((first.value.value, framework, merged))
+
+
+def _handed_function(call: cst.Call, resolver: Resolver) -> Optional[cst.BaseExpression]:
+    """The function a call hands RQ to run: ``queue.enqueue(f)`` and
+    friends, ``Job.create(func=f)``, a scheduler's ``schedule(time, f)`` /
+    ``cron(spec, func=f)``, ``partial(queue.enqueue, f)``."""
+    func = call.func
+    if resolver.resolve(func) in PARTIALS:
+        wrapped = _handed_argument(call, 0)
+        if isinstance(wrapped, cst.Attribute) and wrapped.attr.value in catalog.ENQUEUE_METHODS:
+            return _handed_argument(call, 1 + catalog.ENQUEUE_METHODS[wrapped.attr.value], ("f", "func"))
+        return None
+    if not isinstance(func, cst.Attribute):
+        return None
+    method = func.attr.value
+    if method in catalog.ENQUEUE_METHODS:
+        return _handed_argument(call, catalog.ENQUEUE_METHODS[method], ("f", "func"))
+    receiver = (dotted_name(func.value) or "").rpartition(".")[2]
+    if method == "create" and receiver == "Job":
+        return _handed_argument(call, 0, ("func",))
+    if method in catalog.SCHEDULER_METHODS and "scheduler" in receiver.lower():
+        return _handed_argument(call, 1, ("func",))
+    return None
+
+
+def _handed_argument(
+    call: cst.Call, position: int, keywords: Sequence[str] = ()
+) -> Optional[cst.BaseExpression]:
+    """Like :func:`idemlint.names.argument`, but a positional argument written
+    before a ``*args`` splat is known (``queue.enqueue(fn, *args)``)."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in keywords:
+            return arg.value
+    before: List[cst.BaseExpression] = []
+    for arg in call.args:
+        if arg.star or arg.keyword is not None:
+            break
+        before.append(arg.value)
+    return before[position] if position < len(before) else None
+
+
+@dataclass(frozen=True)
+class Handing:
+    """Where the project's own wrapper of ``enqueue`` takes the function it
+    hands RQ (``def run_later(fn, *args): queue.enqueue(fn, *args)``)."""
+
+    position: Optional[int]
+    keyword: str
+
+    def argument(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        return argument(call, self.position, self.keyword)
+
+
+def enqueue_wrappers(index: ModuleIndex) -> Dict[str, Handing]:
+    """The module's functions that hand one of their parameters to RQ."""
+    resolver = index.resolver()
+    wrappers: Dict[str, Handing] = {}
+    for name, function in index.functions.up_front().items():
+        params = function.params
+        positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+        every = {*positional, *(p.name.value for p in params.kwonly_params)}
+        for call in _calls_in_statements(function.body.body):
+            handed = _handed_function(call, resolver)
+            if isinstance(handed, cst.Name) and handed.value in every:
+                parameter = handed.value
+                position = positional.index(parameter) if parameter in positional else None
+                wrappers[name] = Handing(position, parameter)
+                break
+    return wrappers
+
+
+def handed_target(
+    index: ModuleIndex, handed: cst.BaseExpression
+) -> Optional[Tuple[bool, str]]:
+    """Which function an expression handed to RQ names: (True, ``f`` or
+    ``Class.method``) for one of this module, (False, its qualified name)
+    for one imported from elsewhere, None when it names neither."""
+    resolver = index.resolver()
+    spelled = dotted_name(handed)
+    if spelled is None:
+        return None
+    first, _, rest = spelled.partition(".")
+    if resolver.is_imported(first):
+        qualified = resolver.resolve(handed)
+        return (False, qualified) if qualified is not None else None
+    if (not rest and first not in index.constants) or (first in index.classes and "." not in rest):
+        return True, spelled
+    return None
+
+
+def _index_handed(index: ModuleIndex, handed: cst.BaseExpression) -> None:
+    target = handed_target(index, handed)
+    if target is None:
+        return
+    local, name = target
+    if local:
+        index.registrations.append((name, "rq", {}))
+    else:
+        index.enqueued.append(name)
 
 
 def _keywords(call: cst.Call) -> Dict[str, cst.BaseExpression]:
@@ -325,14 +492,16 @@ def _keywords(call: cst.Call) -> Dict[str, cst.BaseExpression]:
 def classify_decorator(
     expression: cst.BaseExpression,
     resolver: Resolver,
-    extra_decorators: Sequence[str],
+    decorators: Decorators = Decorators(),
     local_functions: AbstractSet[str] = frozenset(),
-) -> Optional[Tuple[str, Dict[str, cst.BaseExpression]]]:
+) -> Optional[Made]:
     """(framework, options) when ``expression`` makes a task, else None.
 
-    A name defined by a ``def`` in the module is a task decorator only when it
-    wraps one (see :func:`task_decorator_wrappers`); then it arrives through
-    ``extra_decorators``.
+    A name defined by a ``def`` or ``class`` in the module is a task decorator
+    only when it wraps one (see :func:`task_decorator_wrappers`); then
+    ``decorators.bound`` knows it.  The options of a decorator bound
+    once (``decorators.bound``, ``decorators.project``) come first, those
+    written at the call override them.
     """
     options: Dict[str, cst.BaseExpression] = {}
     target = expression
@@ -342,14 +511,21 @@ def classify_decorator(
     spelled = dotted_name(target)
     if spelled is None:
         return None
+    bound = decorators.bound(spelled) if isinstance(target, cst.Name) else None
+    if bound is not None:
+        return bound[0], {**bound[1], **options}
     resolved = resolver.resolve(target) or spelled
-    if _is_configured(spelled, resolved, extra_decorators):
+    if _is_configured(spelled, resolved, decorators.names):
         return "custom", options
     if resolved in catalog.TASK_DECORATORS:
         return _framework(resolved), options
     top = resolved.split(".")[0]
     if top in catalog.NON_QUEUE_MODULES:
         return None
+    if resolver.is_imported(spelled.split(".")[0]) and resolved not in catalog.TASK_DECORATORS:
+        made = decorators.project(resolved)
+        if made is not None:
+            return made[0], {**made[1], **options}
     if isinstance(target, cst.Name):
         name = target.value
         if not resolver.is_imported(name):
@@ -394,56 +570,156 @@ def _framework(resolved: str) -> str:
     return "celery"
 
 
-def task_decorator_wrappers(index: ModuleIndex, extra_decorators: Sequence[str] = ()) -> List[str]:
-    """Module functions that wrap a task decorator, so that they are one too.
+def task_decorator_wrappers(index: ModuleIndex, extra_decorators: Sequence[str] = ()) -> Dict[str, str]:
+    """Module functions and classes that wrap a task decorator, so that they
+    are one too, each with the framework of the decorator it wraps.
 
     ``def mytask(**kw): return shared_task(**kw)`` or ``def job(fn): return
     app.task(bind=True)(fn)``: the project's own decorator, recognised without
-    configuration.
+    configuration; so is a class that subclasses a decorator class
+    (``class Job(rq.decorators.job)``) or whose ``__call__`` calls one.
     """
     resolver = index.resolver()
+    known = Decorators(tuple(extra_decorators))
     local_functions = set(index.functions)  # once: a module can define thousands
-    wrappers = []
+    wrappers: Dict[str, str] = {}
     for name, function in index.functions.up_front().items():
-        for call in _calls_in_statements(function.body.body):
-            target = call.func.func if isinstance(call.func, cst.Call) else call.func
-            if classify_decorator(target, resolver, extra_decorators, local_functions):
-                wrappers.append(name)
+        framework = _wrapped_framework(function, resolver, known, local_functions)
+        if framework is not None:
+            wrappers[name] = framework
+    for name, owner in index.classes.up_front().items():
+        call = index.methods(owner).get("__call__")
+        for base in owner.bases:
+            made = classify_decorator(base.value, resolver, known)
+            if made is not None:
+                wrappers[name] = made[0]
                 break
+        else:
+            framework = (
+                _wrapped_framework(call, resolver, known, local_functions) if call is not None else None
+            )
+            if framework is not None:
+                wrappers[name] = framework
     return wrappers
+
+
+def _wrapped_framework(
+    function: cst.FunctionDef,
+    resolver: Resolver,
+    known: Decorators,
+    local_functions: AbstractSet[str],
+) -> Optional[str]:
+    """The framework of the first task decorator the function calls, if any."""
+    for call in _calls_in_statements(function.body.body):
+        target = call.func.func if isinstance(call.func, cst.Call) else call.func
+        made = classify_decorator(target, resolver, known, local_functions)
+        if made is not None:
+            return made[0]
+    return None
+
+
+class BoundDecorators:
+    """What the module-level names bound to a task decorator make, worked
+    out for a name when first asked.
+
+    The module's wrappers (:func:`task_decorator_wrappers`), an alias
+    (``project_task = shared_task``, ``task = app.task``), a
+    decorator instance bound once (``retrying_task =
+    shared_task(acks_late=True)``: its options count for every task it
+    decorates) and a ``functools.partial`` of a decorator or of the
+    module's own wrapper, followed as many bindings deep as the segment
+    screen follows them (``MAX_ALIAS_DEPTH``; a cycle makes nothing).
+    """
+
+    def __init__(
+        self,
+        index: ModuleIndex,
+        names: Sequence[str] = (),
+        project: Callable[[str], Optional[Made]] = _no_project_decorator,
+        wrappers: Optional[Mapping[str, str]] = None,
+    ) -> None:
+        """``wrappers``: :func:`task_decorator_wrappers` of the module, when known."""
+        self._index = index
+        self._local_functions = set(index.functions)
+        self._known = Decorators(tuple(names), self, project)
+        self._wrappers = task_decorator_wrappers(index, names) if wrappers is None else wrappers
+        self._made: Dict[str, Optional[Made]] = {}
+
+    def __call__(self, name: str) -> Optional[Made]:
+        # Only what is asked from the top is remembered: what a name makes
+        # never depends on which name was asked first.
+        if name not in self._made:
+            self._made[name] = self._worked_out(name, MAX_ALIAS_DEPTH)
+        return self._made[name]
+
+    def _worked_out(self, name: str, depth: int) -> Optional[Made]:
+        if name in self._wrappers:
+            return self._wrappers[name], {}
+        value = self._index.constants.get(name)
+        if value is None or depth == 0 or name in self._local_functions or name in self._index.classes:
+            return None
+        deeper = replace(self._known, bound=lambda inner: self._worked_out(inner, depth - 1))
+        return _made_by(value, self._index.resolver(), deeper, self._local_functions)
+
+
+def _made_by(
+    value: cst.BaseExpression,
+    resolver: Resolver,
+    known: Decorators,
+    local_functions: AbstractSet[str],
+) -> Optional[Made]:
+    """What a module-level value makes when it is applied to a function."""
+    if isinstance(value, (cst.Name, cst.Attribute)):
+        return classify_decorator(value, resolver, known, local_functions)
+    if not isinstance(value, cst.Call):
+        return None
+    wrapped: Optional[cst.BaseExpression] = value.func
+    if resolver.resolve(value.func) in PARTIALS:
+        wrapped = argument(value, 0, ("func",))
+    else:
+        first = argument(value, 0)
+        if isinstance(first, cst.Name) and first.value in local_functions:
+            return None  # ``send = app.task(send_mail)``: a registration, not a decorator
+    if not isinstance(wrapped, (cst.Name, cst.Attribute)):
+        return None
+    made = classify_decorator(wrapped, resolver, known, local_functions)
+    if made is None:
+        return None
+    return made[0], {**made[1], **_keywords(value)}
 
 
 def task_decorators(
     index: ModuleIndex,
     configured: Sequence[str] = (),
-    project_decorators: Callable[[str], bool] = lambda qualified: False,
-) -> Tuple[str, ...]:
-    """Decorator names beyond the catalogue's: configured ones, the module's own
-    wrappers, and imported wrappers (``project_decorators`` says whether a
-    resolved name is one, defined in another project module)."""
-    return (
-        *configured,
-        *task_decorator_wrappers(index, configured),
-        *_imported_wrappers(index, project_decorators),
+    project_decorator: Callable[[str], Optional[Made]] = _no_project_decorator,
+    project_task_base: Callable[[str], bool] = _no_task_base,
+) -> Decorators:
+    """Decorators beyond the catalogue's: configured ones, the module's own
+    wrappers and bindings, and (``project_decorator``) what a name imported
+    from another project module makes; ``project_task_base`` says whether
+    an imported class is a project ``Task`` subclass."""
+    names = tuple(configured)
+    return Decorators(
+        names, BoundDecorators(index, names, project_decorator), project_decorator, project_task_base
     )
 
 
-def find_tasks(index: ModuleIndex, extra_decorators: Sequence[str] = ()) -> List[Task]:
+def find_tasks(index: ModuleIndex, decorators: Decorators = Decorators()) -> List[Task]:
     """Every task entry point of the module, in source order.
 
-    ``extra_decorators``: from :func:`task_decorators` (wrappers included).
+    ``decorators``: from :func:`task_decorators`.
     """
     resolver = index.resolver()
     local_functions = set(index.functions)
     found: Dict[int, Task] = {}
     for function in index.functions.up_front().values():
         task = _decorated_task(
-            function, function.name.value, resolver, extra_decorators, local_functions
+            function, function.name.value, resolver, decorators, local_functions
         )
         if task is not None:
             found[id(function)] = task
     for name, framework, options in index.registrations:
-        registered = index.functions.get(name)
+        registered = registered_function(index, name)
         if registered is not None and id(registered) not in found:
             found[id(registered)] = Task(name, registered, framework, options)
     for settings in index.arq_settings:
@@ -451,7 +727,7 @@ def find_tasks(index: ModuleIndex, extra_decorators: Sequence[str] = ()) -> List
             listed = index.functions.get(name)
             if listed is not None and id(listed) not in found:
                 found[id(listed)] = Task(name, listed, "arq", options)
-    for owner in task_classes(index, resolver):
+    for owner in task_classes(index, resolver, decorators.task_base):
         run = index.methods(owner).get("run")
         if run is not None and id(run) not in found:
             found[id(run)] = Task(owner.name.value, run, "celery", {}, owner=owner)
@@ -460,32 +736,27 @@ def find_tasks(index: ModuleIndex, extra_decorators: Sequence[str] = ()) -> List
             if id(method) in found:
                 continue
             task = _decorated_task(
-                method, f"{owner.name.value}.{method.name.value}", resolver, extra_decorators, local_functions
+                method, f"{owner.name.value}.{method.name.value}", resolver, decorators, local_functions
             )
             if task is not None:
                 found[id(method)] = task
     return sorted(found.values(), key=lambda t: index.order.get(id(t.function), (0, 0)))
 
 
-def _imported_wrappers(index: ModuleIndex, is_wrapper: Callable[[str], bool]) -> List[str]:
-    """Imported decorators that are task decorator wrappers elsewhere in the project."""
-    resolver = index.resolver()
-    used = set()
-    for function in _all_functions(index):
-        for decorator in function.decorators:
-            target = decorator.decorator
-            target = target.func if isinstance(target, cst.Call) else target
-            spelled = dotted_name(target)
-            if spelled is not None and spelled.split(".")[0] in index.imports:
-                used.add(resolver.resolve(target) or spelled)
-    return [qualified for qualified in sorted(used) if is_wrapper(qualified)]
+def registered_function(index: ModuleIndex, name: str) -> Optional[cst.FunctionDef]:
+    """The module's function ``f`` or method ``Class.method`` a registration names."""
+    owner_name, _, method = name.rpartition(".")
+    if not owner_name:
+        return index.functions.get(name)
+    owner = index.classes.get(owner_name)
+    return index.methods(owner).get(method) if owner is not None else None
 
 
 def _decorated_task(
     function: cst.FunctionDef,
     name: str,
     resolver: Resolver,
-    extra_decorators: Sequence[str],
+    extra_decorators: Decorators,
     local_functions: AbstractSet[str],
 ) -> Optional[Task]:
     for decorator in function.decorators:
@@ -527,9 +798,17 @@ def _arq_functions(
     return listed
 
 
-def task_classes(index: ModuleIndex, resolver: Resolver) -> List[cst.ClassDef]:
-    """Celery ``Task`` subclasses, including subclasses of those in the module."""
+def task_classes(
+    index: ModuleIndex, resolver: Resolver, project_task_base: Callable[[str], bool] = _no_task_base
+) -> List[cst.ClassDef]:
+    """Celery ``Task`` subclasses, including subclasses of those in the
+    module, of those another project module defines (``project_task_base``)
+    and classes registered with ``app.register_task``."""
     task_classes: Dict[str, cst.ClassDef] = {}
+    for name in index.registered_classes:
+        owner = index.classes.get(name)
+        if owner is not None:
+            task_classes[name] = owner
     changed = True
     while changed:
         changed = False
@@ -537,13 +816,25 @@ def task_classes(index: ModuleIndex, resolver: Resolver) -> List[cst.ClassDef]:
             if name in task_classes:
                 continue
             for base in owner.bases:
-                if is_task_base(base.value, resolver) or (
-                    dotted_name(base.value) in task_classes
+                if (
+                    is_task_base(base.value, resolver)
+                    or dotted_name(base.value) in task_classes
+                    or _imported_task_base(base.value, resolver, project_task_base)
                 ):
                     task_classes[name] = owner
                     changed = True
                     break
     return list(task_classes.values())
+
+
+def _imported_task_base(
+    expression: cst.BaseExpression, resolver: Resolver, project_task_base: Callable[[str], bool]
+) -> bool:
+    spelled = dotted_name(expression)
+    if spelled is None or not resolver.is_imported(spelled.split(".")[0]):
+        return False
+    resolved = resolver.resolve(expression)
+    return resolved is not None and project_task_base(resolved)
 
 
 def is_task_base(expression: cst.BaseExpression, resolver: Resolver) -> bool:

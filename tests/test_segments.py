@@ -65,8 +65,14 @@ def load(source: str) -> LoadedModule:
         sorted(str(path) for path in (FIXTURES / "apps").glob("*.py")),
         [str(SHOP)],
         [str(TESTS.parent / "examples" / "shop")],
+        [str(path) for path in sorted((TESTS / "projects").glob("decorator_*"))],
+        [str(TESTS / "projects" / "enqueue_forms")],
+        [str(TESTS / "projects" / "task_bases"), str(TESTS / "projects" / "decorator_instance")],
     ],
-    ids=["rule fixtures", "blind-review apps", "shop project", "example shop"],
+    ids=[
+        "rule fixtures", "blind-review apps", "shop project", "example shop", "decorator projects",
+        "enqueue forms", "task bases",
+    ],
 )
 def test_findings_are_those_of_parsing_every_module_whole(
     paths: List[str], monkeypatch: pytest.MonkeyPatch

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Iterator, Sequence
+from typing import ClassVar, Iterator
 
 import libcst as cst
 
 from idemlint.analysis import Event, Trace
 from idemlint.effects import Knowledge
-from idemlint.tasks import ModuleIndex
+from idemlint.tasks import Decorators, ModuleIndex
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class ModuleRule(Rule):
     """A rule over module-level code (configuration), outside any task."""
 
     def check_module(
-        self, module: cst.Module, index: ModuleIndex, task_decorators: Sequence[str]
+        self, module: cst.Module, index: ModuleIndex, task_decorators: Decorators
     ) -> Iterator[Violation]:
         """``task_decorators``: configured decorators and the project's wrappers."""
         raise NotImplementedError

@@ -27,14 +27,14 @@ place (or a place it inherits from) turns ``reject_on_worker_lost`` on:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
 from idemlint.names import Resolver, dotted_name, literal_text
 from idemlint.rules.base import ModuleRule, Violation
-from idemlint.tasks import ModuleIndex, classify_decorator, is_task_base, task_classes
+from idemlint.tasks import Decorators, ModuleIndex, classify_decorator, is_task_base, task_classes
 
 # App-wide setting names (new lowercase, Django ``namespace="CELERY"``, and
 # pre-4.0) -> the reject setting to suggest in the same spelling.  Celery's
@@ -149,11 +149,16 @@ def _assignment(
 class _Walker:
     """One pass over the module's statements (not its expressions)."""
 
-    def __init__(self, index: ModuleIndex, task_decorators: Sequence[str]) -> None:
+    def __init__(self, index: ModuleIndex, task_decorators: Decorators) -> None:
         self.index = index
         self.task_decorators = task_decorators
+        # A call in a statement asks no other module: only a decorator can
+        # name the project's own (asking would parse every module called).
+        self.statement_decorators = replace(task_decorators, project=Decorators().project)
         self.resolver: Resolver = index.resolver()
-        self.task_classes = {id(c) for c in task_classes(index, self.resolver)}
+        self.task_classes = {
+            id(c) for c in task_classes(index, self.resolver, task_decorators.task_base)
+        }
         self.class_places: Dict[str, _Place] = {}
         self.class_is_task: Dict[str, bool] = {}
         self.places: List[_Place] = []
@@ -186,7 +191,7 @@ class _Walker:
         for decorator in node.decorators:
             expression = decorator.decorator
             if isinstance(expression, cst.Call):
-                self.task_call(expression, app, node.name.value)
+                self.task_call(expression, app, node.name.value, self.task_decorators)
         body = self.place(app, scope=f" in `{node.name.value}` or at module level")
         self.scope(node.body.body, body, module_level=False)
 
@@ -219,7 +224,7 @@ class _Walker:
         if not isinstance(value, cst.Call):
             return
         if isinstance(value.func, cst.Call):  # app.task(acks_late=True)(func)
-            self.task_call(value.func, app, _first_name(value))
+            self.task_call(value.func, app, _first_name(value), self.statement_decorators)
             return
         func = value.func
         if isinstance(func, cst.Attribute) and func.attr.value == "update" and _is_conf(
@@ -229,7 +234,8 @@ class _Walker:
         elif self.is_celery_app(func):
             self.config_arguments(value.args, app, constructor=True)
         else:
-            self.task_call(value, app, _first_name(value))  # app.task(func, acks_late=True)
+            # app.task(func, acks_late=True)
+            self.task_call(value, app, _first_name(value), self.statement_decorators)
 
     def is_celery_app(self, func: cst.BaseExpression) -> bool:
         resolved = self.resolver.resolve(func)
@@ -302,8 +308,10 @@ class _Walker:
 
     # -- tasks ------------------------------------------------------------
 
-    def task_call(self, call: cst.Call, app: _Place, label: Optional[str]) -> None:
-        classified = classify_decorator(call, self.resolver, self.task_decorators)
+    def task_call(
+        self, call: cst.Call, app: _Place, label: Optional[str], decorators: Decorators
+    ) -> None:
+        classified = classify_decorator(call, self.resolver, decorators)
         if classified is None or classified[0] not in ("celery", "custom"):
             return
         subject = f" on task `{label}`" if label else f" in `{dotted_name(call.func)}(...)`"
@@ -484,7 +492,7 @@ def capture_payment(payment_id):
     )
 
     def check_module(
-        self, module: cst.Module, index: ModuleIndex, task_decorators: Sequence[str]
+        self, module: cst.Module, index: ModuleIndex, task_decorators: Decorators
     ) -> Iterator[Violation]:
         walker = _Walker(index, task_decorators)
         app = walker.place(scope=" in this module")

@@ -1,0 +1,6 @@
+from celery import Celery, shared_task
+
+app = Celery("app")
+
+project_task = shared_task
+task = app.task

@@ -1,0 +1,3 @@
+import functools
+
+cached = functools.lru_cache

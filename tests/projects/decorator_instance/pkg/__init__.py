@@ -1,0 +1,1 @@
+from pkg.decorators import memoised, retrying_task

@@ -1,0 +1,2 @@
+from .billing import capture
+from .jobs import run_later
