@@ -499,7 +499,7 @@ def _deep_recursion() -> Iterator[None]:
         sys.setrecursionlimit(previous)
 
 
-RECURSION_LIMIT = 20_000
+RECURSION_LIMIT = 12_000
 
 
 def _modules_of(reported: Sequence[_Reported]) -> List["LoadedModule"]:
