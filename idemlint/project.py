@@ -266,14 +266,21 @@ _MOST_EXPECTED = 6
 
 
 def _syntax_error(path: str, message: str, rejected: Optional[Rejected]) -> FileProblem:
-    """E999 in libcst's words (the same whatever Python runs idemlint), where
-    libcst stopped, or where CPython did when libcst does not say."""
+    """E999 in libcst's words (the same whatever Python runs idemlint).
+
+    libcst places a parser error at the token after the one it could not
+    take (often the next line) and a tokenizer error nowhere, so where the
+    running CPython also stopped there, or just before, its position is
+    the one reported.
+    """
     first = message.splitlines()[0] if message else ""
     parser = _PARSER_ERROR.match(first)
     if parser is not None:
         expected = parser.group(3).split(", ")
         said = f" (expected one of {', '.join(expected)})" if len(expected) <= _MOST_EXPECTED else ""
         line, column = int(parser.group(1)), int(parser.group(2)) + 1
+        if rejected is not None and line - 1 <= rejected.line <= line:
+            line, column = rejected.line, rejected.column
         return FileProblem(path, line, column, "E999", f"SyntaxError: invalid syntax{said}")
     tokenizer = _TOKENIZER_ERROR.match(first)
     reason = tokenizer.group(1) if tokenizer else first or "invalid syntax"
