@@ -255,7 +255,7 @@ def _parse(text: str, path: str, rejected: Optional[Rejected] = None) -> Union[c
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as error:
-        return _syntax_error(path, str(error.message or ""), rejected)
+        return _syntax_error(path, text, str(error.message or ""), rejected)
 
 
 # libcst's messages: a parser error names where it stopped and what it
@@ -265,27 +265,47 @@ _TOKENIZER_ERROR = re.compile(r"tokenizer error: (.*)")
 _MOST_EXPECTED = 6
 
 
-def _syntax_error(path: str, message: str, rejected: Optional[Rejected]) -> FileProblem:
+def _syntax_error(path: str, text: str, message: str, rejected: Optional[Rejected]) -> FileProblem:
     """E999 in libcst's words (the same whatever Python runs idemlint).
 
-    libcst places a parser error at the token after the one it could not
-    take (often the next line) and a tokenizer error nowhere, so where the
-    running CPython also stopped there, or just before, its position is
-    the one reported.
+    libcst places a parser error where it could go no further (a token, a
+    line or the whole file after the error) and a tokenizer error nowhere;
+    the running CPython's position is better when the error is there, not
+    syntax that only CPython rejects (see :func:`_error_is_where_cpython_stopped`).
     """
     first = message.splitlines()[0] if message else ""
     parser = _PARSER_ERROR.match(first)
+    tokenizer = _TOKENIZER_ERROR.match(first)
     if parser is not None:
         expected = parser.group(3).split(", ")
         said = f" (expected one of {', '.join(expected)})" if len(expected) <= _MOST_EXPECTED else ""
+        reason = f"invalid syntax{said}"
         line, column = int(parser.group(1)), int(parser.group(2)) + 1
-        if rejected is not None and line - 1 <= rejected.line <= line:
-            line, column = rejected.line, rejected.column
-        return FileProblem(path, line, column, "E999", f"SyntaxError: invalid syntax{said}")
-    tokenizer = _TOKENIZER_ERROR.match(first)
-    reason = tokenizer.group(1) if tokenizer else first or "invalid syntax"
-    line, column = (rejected.line, rejected.column) if rejected is not None else (1, 1)
+    else:
+        reason = tokenizer.group(1) if tokenizer else first or "invalid syntax"
+        line, column = 1, 1
+    if rejected is not None and (parser is None or _error_is_where_cpython_stopped(text, rejected)):
+        line, column = rejected.line, rejected.column
     return FileProblem(path, line, column, "E999", f"SyntaxError: {reason}")
+
+
+def _error_is_where_cpython_stopped(text: str, rejected: Rejected) -> bool:
+    """Whether libcst also rejects the file up to the end of the line the
+    running CPython stopped on (with a body added, should that line open a
+    block): then the error is there, not in syntax newer than CPython."""
+    lines = io.StringIO(text, newline="").readlines()[: rejected.line]
+    if not lines:
+        return False
+    last = lines[-1]
+    indentation = last[: len(last) - len(last.lstrip(" \t"))]
+    head = "".join(lines).rstrip("\r\n") + "\n"
+    for candidate in (head, f"{head}{indentation}    pass\n"):
+        try:
+            cst.parse_module(candidate)
+        except cst.ParserSyntaxError:
+            continue
+        return False
+    return True
 
 
 def _parse_up_front(lines: Sequence[str], up_front: List[Segment]) -> Optional[cst.Module]:
