@@ -207,8 +207,8 @@ def load_source(
     CPython's AST (``tree`` when the caller has it, else parsed here) tells
     where each top-level statement is, so that only what detection needs is
     parsed up front; a file the running CPython cannot parse (newer syntax)
-    is parsed whole by libcst instead.  Definitions no detection needs are left for
-    later, which ``task_decorators`` (the configured ones) and
+    is parsed whole by libcst instead.  Definitions no detection needs are
+    left for later, which ``task_decorators`` (the configured ones) and
     ``project_decorator`` (in a whole-project run,
     :meth:`Project.may_be_task_decorator`) help decide.
     """

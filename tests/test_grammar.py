@@ -14,7 +14,7 @@ import pathlib
 import subprocess
 import sys
 import warnings
-from typing import List
+from typing import Callable, List
 
 import pytest
 
@@ -279,3 +279,34 @@ def test_the_scan_names_the_line_where_the_deep_expression_starts() -> None:
     source = HEAD + "@shared_task\ndef f():\n    return (\n        " + links(MAX_LINKS + 1) + "\n    )\n"
     problems: List[str] = [f"{p.line}:{p.column} {p.message}" for p in lint_source(source, "deep.py").problems]
     assert problems == ["7:1 file is nested too deeply to analyse"]
+
+
+# The deepest expressions the scan lets through, inside the reported call:
+# libcst parses them and the analysis positions the finding within
+# engine.RECURSION_LIMIT, on every Python (3.9's C stack included).
+DEEPEST_ALLOWED = {
+    "lambdas-in-198-brackets": lambda k: "(lambda: " * 198 + "lambda: " * k + "1" + ")" * 198,
+    "sum-in-198-lists": lambda k: "[" * 198 + " + ".join(["order_id"] * k) + "]" * 198,
+    "subscript-chain": lambda k: "order_id" + "[0]" * k,
+}
+
+
+def deepest_allowed(make: Callable[[int], str]) -> str:
+    head = HEAD + "@shared_task\ndef notify(url, order_id):\n    requests.post(url, json="
+    low, high = 0, 2 * MAX_LINKS
+    while high - low > 1:
+        middle = (low + high) // 2
+        if too_deep(head + make(middle) + ")\n") is None:
+            low = middle
+        else:
+            high = middle
+    return head + make(low) + ")\n"
+
+
+@pytest.mark.parametrize("case", sorted(DEEPEST_ALLOWED))
+def test_the_deepest_code_the_scan_allows_is_analysed(tmp_path: pathlib.Path, case: str) -> None:
+    path = tmp_path / "deep.py"
+    path.write_text(deepest_allowed(DEEPEST_ALLOWED[case]))
+    run = idemlint(str(path), cwd=tmp_path)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert [row.split(" ", 2)[:2] for row in run.stdout.splitlines()] == [[f"{path}:7:5:", "IDM002"]]
