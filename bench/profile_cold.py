@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from corpus import DEFAULT_CACHE, download, package_directory, unpack  # noqa: E402
 from performance import APPLICATIONS, write_report  # noqa: E402
 
-STAGES = ("read + prefilter", "CPython parse", "libcst parse", "index", "positions")
+STAGES = ("read + prefilter", "nesting scan", "CPython parse", "libcst parse", "index", "positions")
 COUNTS = ("files parsed", "their lines", "lines given to libcst")
 
 
@@ -67,6 +67,7 @@ def profile(package_dir: str) -> Dict[str, float]:
     project.python_ast = counted_lines(counts, "file lines", python_ast)
     patched = (
         (engine, "_candidates", "read + prefilter"),
+        (project, "too_deep", "nesting scan"),
         (project, "python_ast", "CPython parse"),
         (libcst, "parse_module", "libcst parse"),
         (project, "build_index", "index"),

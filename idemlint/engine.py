@@ -2,7 +2,9 @@
 
 For each file: decide on the raw bytes whether it can hold a task at all
 (most files of an application cannot, and then cost one read), decode,
-screen with CPython's parser, parse once with libcst, index the module, build
+bound its nesting (idemlint.nesting), parse once with libcst (CPython's AST,
+where the running Python parses the file, says which statements to parse up
+front; libcst's grammar decides what is valid), index the module, build
 one trace per task (following calls into the project's other modules, parsed
 on demand), run every rule over the traces, then compute positions only for
 the nodes that are reported, in whichever file they are.
@@ -554,7 +556,9 @@ def _findings_of(
 
 @contextmanager
 def _deep_recursion() -> Iterator[None]:
-    """Walk expressions as deep as CPython parses them (a 4000-term sum)."""
+    """Walk the deepest trees idemlint.nesting lets through (measured: under
+    9000 frames), with a limit low enough for the C stack of Python 3.9 and
+    3.10, where each Python call also recurses in C, to hold it."""
     previous = sys.getrecursionlimit()
     sys.setrecursionlimit(max(previous, RECURSION_LIMIT))
     try:
@@ -563,7 +567,7 @@ def _deep_recursion() -> Iterator[None]:
         sys.setrecursionlimit(previous)
 
 
-RECURSION_LIMIT = 20_000
+RECURSION_LIMIT = 12_000
 
 
 def _modules_of(reported: Sequence[_Reported]) -> List["LoadedModule"]:

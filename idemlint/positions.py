@@ -3,9 +3,10 @@
 libcst's ``PositionProvider`` generates the code of the whole module and
 visits every node; on a large module with one finding that costs twice the
 parse.  Instead, each top-level statement's first line comes from the
-CPython AST the engine already built when it screened the file, and
+CPython AST the engine already built to decide what to parse up front, and
 positions are generated only for the innermost statements that hold a
-reported node.
+reported node.  A module the running CPython cannot parse has no such AST
+and is positioned by libcst's provider, whole.
 """
 
 from __future__ import annotations

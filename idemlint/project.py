@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 import tokenize
 import warnings
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from idemlint import catalog
 from idemlint.cache import UNREADABLE, content_hash
 from idemlint.findings import FileProblem
 from idemlint.modules import module_files, module_name
+from idemlint.nesting import too_deep
 from idemlint.reading import read_regular
 from idemlint.segments import Later, Piece, Screen, Segment, split
 from idemlint.tasks import (
@@ -331,11 +333,14 @@ def load_source(
     task_decorators: Sequence[str] = (),
     project_decorator: Optional[Callable[[str], bool]] = None,
 ) -> Union[LoadedModule, FileProblem]:
-    """Decode, screen with CPython's parser, parse with libcst and index one file.
+    """Decode, screen, parse with libcst and index one file.
 
-    ``tree``, CPython's AST of the same text when the caller has it, is used
-    instead of parsing again.  Definitions no detection needs are left for
-    later, which ``task_decorators`` (the configured ones) and
+    libcst's grammar decides what is valid, whatever Python runs idemlint.
+    CPython's AST (``tree`` when the caller has it, else parsed here) tells
+    where each top-level statement is, so that only what detection needs is
+    parsed up front; a file the running CPython cannot parse (newer syntax)
+    is parsed whole by libcst instead.  Definitions no detection needs are
+    left for later, which ``task_decorators`` (the configured ones) and
     ``project_decorator`` (in a whole-project run,
     :meth:`Project.may_be_task_decorator`) help decide.
     """
@@ -343,15 +348,14 @@ def load_source(
     if isinstance(text, FileProblem):
         return text
     text = text[1:] if text.startswith("\ufeff") else text  # a str given with its BOM
-    # libcst's native parser crashes the process (not an exception) on input
-    # nested thousands deep; CPython's own parser rejects all of it first, and
-    # costs a tenth of the libcst parse, so it screens every file we parse.
-    if tree is None:
-        screened = python_ast(text, path)
-        if isinstance(screened, FileProblem):
-            return screened
-        tree = screened
+    screened = _screen(text, path)
+    if screened is not None:
+        return screened
+    parsed = python_ast(text) if tree is None else tree
     digest = content_hash(source) if isinstance(source, bytes) else None
+    if isinstance(parsed, Rejected):
+        return _load_with_libcst_only(text, path, parsed, digest)
+    tree = parsed
     name, package = module_name(path)
     lines = io.StringIO(text, newline="").readlines()
     segments = split(tree, len(lines))
@@ -385,12 +389,61 @@ def _hands_functions(text: str) -> bool:
     return any(word in text for word in catalog.HANDING_TEXT)
 
 
-def _parse(text: str, path: str) -> Union[cst.Module, FileProblem]:
+def _parse(text: str, path: str, rejected: Optional[Rejected] = None) -> Union[cst.Module, FileProblem]:
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as error:
-        message = str(error.message).splitlines()[0] if error.message else "invalid syntax"
-        return FileProblem(path, error.raw_line, error.raw_column + 1, "E999", f"SyntaxError: {message}")
+        return _syntax_error(path, text, str(error.message or ""), rejected)
+
+
+# libcst's messages: a parser error names where it stopped and what it
+# expected there; a tokenizer error names no position.
+_PARSER_ERROR = re.compile(r"parser error: error at (\d+):(\d+): expected one of (.*)")
+_TOKENIZER_ERROR = re.compile(r"tokenizer error: (.*)")
+_MOST_EXPECTED = 6
+
+
+def _syntax_error(path: str, text: str, message: str, rejected: Optional[Rejected]) -> FileProblem:
+    """E999 in libcst's words (the same whatever Python runs idemlint).
+
+    libcst places a parser error where it could go no further (a token, a
+    line or the whole file after the error) and a tokenizer error nowhere;
+    the running CPython's position is better when the error is there, not
+    syntax that only CPython rejects (see :func:`_error_is_where_cpython_stopped`).
+    """
+    first = message.splitlines()[0] if message else ""
+    parser = _PARSER_ERROR.match(first)
+    tokenizer = _TOKENIZER_ERROR.match(first)
+    if parser is not None:
+        expected = parser.group(3).split(", ")
+        said = f" (expected one of {', '.join(expected)})" if len(expected) <= _MOST_EXPECTED else ""
+        reason = f"invalid syntax{said}"
+        line, column = int(parser.group(1)), int(parser.group(2)) + 1
+    else:
+        reason = tokenizer.group(1) if tokenizer else first or "invalid syntax"
+        line, column = 1, 1
+    if rejected is not None and (parser is None or _error_is_where_cpython_stopped(text, rejected)):
+        line, column = rejected.line, rejected.column
+    return FileProblem(path, line, column, "E999", f"SyntaxError: {reason}")
+
+
+def _error_is_where_cpython_stopped(text: str, rejected: Rejected) -> bool:
+    """Whether libcst also rejects the file up to the end of the line the
+    running CPython stopped on (with a body added, should that line open a
+    block): then the error is there, not in syntax newer than CPython."""
+    lines = io.StringIO(text, newline="").readlines()[: rejected.line]
+    if not lines:
+        return False
+    last = lines[-1]
+    indentation = last[: len(last) - len(last.lstrip(" \t"))]
+    head = "".join(lines).rstrip("\r\n") + "\n"
+    for candidate in (head, f"{head}{indentation}    pass\n"):
+        try:
+            cst.parse_module(candidate)
+        except cst.ParserSyntaxError:
+            continue
+        return False
+    return True
 
 
 def _parse_up_front(lines: Sequence[str], up_front: List[Segment]) -> Optional[cst.Module]:
@@ -410,33 +463,56 @@ def _parse_up_front(lines: Sequence[str], up_front: List[Segment]) -> Optional[c
     return module if found == expected else None
 
 
-TOO_DEEP = "file is nested too deeply to analyse"
+def _screen(text: str, path: str) -> Optional[FileProblem]:
+    """E999 for what no parser may be given: NUL bytes (rejected by Python
+    itself) and nesting past the limits of idemlint.nesting, which would
+    crash libcst's native parser."""
+    if "\0" in text:
+        line, column = _text_position(text, text.index("\0"))
+        message = "SyntaxError: source code string cannot contain null bytes"
+        return FileProblem(path, line, column, "E999", message)
+    deep = too_deep(text)
+    if deep is None:
+        return None
+    line, column = _text_position(text, deep.offset)
+    return FileProblem(path, line, column, "E999", deep.message)
 
 
-def python_ast(text: str, path: str) -> Union[ast.Module, FileProblem]:
-    """CPython's AST of the file, or E999 where CPython puts the error."""
+@dataclass(frozen=True)
+class Rejected:
+    """Where the running CPython stopped in a file it cannot parse."""
+
+    line: int
+    column: int
+
+
+def python_ast(text: str) -> Union[ast.Module, Rejected]:
+    """CPython's AST of a screened file, or where the running CPython
+    rejected it (libcst then decides whether it is valid)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+            tree = compile(text, "<screened>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as error:
-        return _syntax_error(path, text, error.lineno, error.offset, f"{type(error).__name__}: {error.msg}")
-    except (RecursionError, MemoryError):
-        return FileProblem(path, 1, 1, "E999", TOO_DEEP)
-    except ValueError as error:  # NUL bytes, before Python 3.11.? made it a SyntaxError
-        return _syntax_error(path, text, None, None, f"SyntaxError: {error}")
+        return Rejected(error.lineno or 1, max(error.offset or 1, 1))
+    except (ValueError, RecursionError, MemoryError):
+        return Rejected(1, 1)
     assert isinstance(tree, ast.Module)
     return tree
 
 
-def _syntax_error(
-    path: str, text: str, line: Optional[int], column: Optional[int], message: str
-) -> FileProblem:
-    """E999 where CPython puts the error; at the first NUL byte, which CPython
-    rejects without a position."""
-    if line is None and "\0" in text:
-        line, column = _text_position(text, text.index("\0"))
-    return FileProblem(path, line or 1, max(column or 1, 1), "E999", message)
+def _load_with_libcst_only(
+    text: str, path: str, rejected: Rejected, digest: Optional[str]
+) -> Union[LoadedModule, FileProblem]:
+    """The whole module parsed by libcst, without CPython's AST: its
+    statements' positions then come from libcst too (idemlint.positions)."""
+    module = _parse(text, path, rejected)
+    if isinstance(module, FileProblem):
+        return module
+    name, package = module_name(path)
+    index = build_index(module, package or None, scan_bodies=_hands_functions(text))
+    no_tree = ast.Module(body=[], type_ignores=[])
+    return LoadedModule(name or path, path, text, module, no_tree, index, digest=digest)
 
 
 def _text_position(text: str, offset: int) -> Tuple[int, int]:

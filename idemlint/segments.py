@@ -3,8 +3,10 @@
 libcst turns every token into Python objects, and most of the text of a
 module that holds tasks, and nearly all of a module a task reaches, is
 definitions no rule reads: a Django migration's one class, a models module's
-classes, views.  CPython's AST, built anyway to screen the file, tells where
-each top-level statement starts and ends and what its header says.  A
+classes, views.  CPython's AST, which costs a tenth of libcst's parse, tells
+where each top-level statement starts and ends and what its header says.  (A
+file the running CPython cannot parse, in syntax newer than it, is parsed
+whole by libcst instead: idemlint.project.)  A
 function or class that :class:`Screen` finds no use for up front stays text;
 it is parsed on its own when the analysis asks for it by name (a helper a
 task calls, a class whose instance a task makes).

@@ -503,14 +503,18 @@ def test_bad_input_found_in_a_directory_walk_is_reported_too(
 
 def test_syntax_error_is_reported_where_python_reports_it(idemlint: Idemlint, tmp_path: pathlib.Path) -> None:
     bad = make_syntax_error(tmp_path)  # `def f(:` is line 5, the `:` column 7
-    assert idemlint("check", bad).lines() == [f"{bad}:5:7: E999 SyntaxError: invalid syntax"]
+    assert idemlint("check", bad).lines() == [
+        f"{bad}:5:7: E999 SyntaxError: invalid syntax (expected one of ), *, **, NAME)"
+    ]
 
 
 def test_python2_print_is_reported_on_its_line(idemlint: Idemlint, tmp_path: pathlib.Path) -> None:
+    # libcst's words, the same on every Python; the column is where the
+    # running CPython stopped, which differs between versions.
     bad = make_python2(tmp_path)
     (line,) = idemlint("check", bad).lines()
     assert line.startswith(f"{bad}:6:")
-    assert "E999 SyntaxError: Missing parentheses in call to 'print'" in line
+    assert line.endswith(" E999 SyntaxError: invalid syntax")
 
 
 def test_json_format_reports_a_syntax_error_on_stderr(idemlint: Idemlint, tmp_path: pathlib.Path) -> None:
