@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from idemlint.analysis import Summaries
     from idemlint.cache import Cache, Dependency, Entry
     from idemlint.project import LoadedModule, Lookup, Project
+    from idemlint.tasks import Decorators, Task
 
 # The shapes task code takes (a decorator, a registration call, a Task base
 # class, an enqueue, arq settings) and Celery's acks_late setting, which
@@ -143,22 +144,7 @@ def lint_paths(
     ``cache``, a task file whose analysis is cached (and still valid) is not
     parsed at all.
     """
-    selection = Selection(
-        exclude=(settings.exclude or ()) + settings.extend_exclude,
-        default_skips=settings.exclude is None,
-        force_exclude=force_exclude,
-    )
-    named: List[str] = []
-    problems: List[FileProblem] = []
-    for item in discover(paths, selection):
-        if isinstance(item, FileProblem):
-            problems.append(item)
-        else:
-            named.append(item)
-    named = _in_path_order(named)
-    files = named
-    if project is not None:
-        files = _in_path_order([item for item in discover([project], selection) if isinstance(item, str)])
+    named, files, problems = _files_to_check(paths, settings, force_exclude, project)
     candidates, read_problems = _candidates(files, settings)
     results = _results(candidates, files, settings, jobs, cache)
     reported = _ReportedFiles(named if project is not None else None)
@@ -177,6 +163,31 @@ def lint_paths(
         suppressed=tuple(sorted(set(suppressed), key=_order)),
         checked=tuple(named),
     )
+
+
+def _files_to_check(
+    paths: Iterable[str], settings: Settings, force_exclude: bool, project: Optional[str]
+) -> Tuple[List[str], List[str], List[FileProblem]]:
+    """The files named (found under ``paths``), the files analysed (those,
+    or every file under ``project``), both in path order, and the paths
+    that could not be listed."""
+    selection = Selection(
+        exclude=(settings.exclude or ()) + settings.extend_exclude,
+        default_skips=settings.exclude is None,
+        force_exclude=force_exclude,
+    )
+    named: List[str] = []
+    problems: List[FileProblem] = []
+    for item in discover(paths, selection):
+        if isinstance(item, FileProblem):
+            problems.append(item)
+        else:
+            named.append(item)
+    named = _in_path_order(named)
+    files = named
+    if project is not None:
+        files = _in_path_order([item for item in discover([project], selection) if isinstance(item, str)])
+    return named, files, problems
 
 
 def _in_path_order(files: List[str]) -> List[str]:
@@ -588,7 +599,6 @@ def _analyse(
     from idemlint.analysis import TraceBuilder
     from idemlint.effects import Knowledge
     from idemlint.rules import RULES, ModuleRule, TaskRule
-    from idemlint.tasks import find_tasks, task_decorators
 
     enabled = [rule for rule in RULES if settings.enabled(rule.code)]
     task_rules = [rule for rule in enabled if isinstance(rule, TaskRule)]
@@ -606,21 +616,13 @@ def _analyse(
     for loaded in modules:
         stage = "task detection"
         try:
-            if project is not None:
-                decorators = task_decorators(
-                    loaded.index, settings.task_decorators, project.task_decorator, project.is_task_base
-                )
-            else:
-                decorators = task_decorators(loaded.index, settings.task_decorators)
+            decorators = _decorators_of(loaded, project, settings)
             for module_rule in module_rules:
                 stage = module_rule.code
                 for violation in module_rule.check_module(loaded.module, loaded.index, decorators):
                     report(module_rule.code, violation.node, violation.message, "", loaded)
             stage = "task detection"
-            tasks = [(task, loaded) for task in find_tasks(loaded.index, decorators)]
-            if project is not None:
-                tasks += project.enqueued_tasks(loaded)
-            for task, home in tasks:
+            for task, home in _tasks_of(loaded, project, decorators):
                 stage = f"the trace of task `{task.name}`"
                 trace = TraceBuilder(home, task, project, summaries).build()
                 knowledge = Knowledge(trace, loaded.index.constants, settings)
@@ -634,6 +636,33 @@ def _analyse(
         except Exception as error:  # one broken rule must not end the run
             problems.append(internal_error(loaded.path, stage, error))
     return reported, walked, problems
+
+
+def _decorators_of(
+    loaded: "LoadedModule", project: Optional["Project"], settings: Settings
+) -> "Decorators":
+    """The task decorators ``loaded`` may use: configured, its own, and the project's."""
+    from idemlint.tasks import task_decorators
+
+    if project is None:
+        return task_decorators(loaded.index, settings.task_decorators)
+    return task_decorators(
+        loaded.index, settings.task_decorators, project.task_decorator, project.is_task_base
+    )
+
+
+def _tasks_of(
+    loaded: "LoadedModule", project: Optional["Project"], decorators: "Decorators"
+) -> List[Tuple["Task", "LoadedModule"]]:
+    """The tasks the analysis of ``loaded`` traces, each with the module that
+    defines it: its own, and (with a project) those it hands RQ from other
+    modules."""
+    from idemlint.tasks import find_tasks
+
+    tasks = [(task, loaded) for task in find_tasks(loaded.index, decorators)]
+    if project is not None:
+        tasks += project.enqueued_tasks(loaded)
+    return tasks
 
 
 def internal_error(path: str, stage: str, error: Exception) -> FileProblem:
@@ -723,3 +752,130 @@ def _without_suppressed(
 
 def _order(finding: Finding) -> Tuple[str, int, int, str]:
     return (finding.path, finding.line, finding.column, finding.code)
+
+
+# The task options ``idemlint tasks`` shows: those the rules read (delivery,
+# retries, time limits, binding) and the schedule of a periodic task.
+LISTED_OPTIONS = (
+    "bind", "acks_late", "reject_on_worker_lost", "soft_time_limit", "time_limit",
+    "timeout", "autoretry_for", "max_retries", "retries", "retry_backoff",
+    "default_retry_delay", "base", "run_every", "schedule", "crontab", "cron",
+)
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    """One task the analysis sees, as ``idemlint tasks`` lists it.
+
+    ``name`` is dotted: ``module.function``, ``module.Class`` for a
+    class-based task, ``module.Class.method``; ``options`` holds the listed
+    options the task is given (keyword, source text), in LISTED_OPTIONS
+    order.
+    """
+
+    framework: str
+    name: str
+    path: str
+    line: int
+    recognised: str
+    options: Tuple[Tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class TaskListing:
+    tasks: Tuple[TaskInfo, ...] = ()
+    problems: Tuple[FileProblem, ...] = ()
+
+
+def list_tasks(
+    paths: Iterable[str],
+    settings: Settings = DEFAULT_SETTINGS,
+    *,
+    force_exclude: bool = False,
+    project: Optional[str] = None,
+) -> TaskListing:
+    """Every task :func:`lint_paths` would analyse with the same arguments,
+    sorted by path then line, and the files that could not be read or
+    parsed (or whose detection failed).
+
+    The same discovery, byte screen and project index as ``lint_paths``;
+    nothing is traced, nothing cached.
+    """
+    named, files, problems = _files_to_check(paths, settings, force_exclude, project)
+    candidates, read_problems = _candidates(files, settings)
+    reported = _ReportedFiles(named if project is not None else None)
+    found: Dict[Tuple[str, int, str], TaskInfo] = {}
+    file_problems = list(read_problems)
+    for chunk in _chunks(candidates, 1):
+        infos, chunk_problems = _tasks_in_chunk(chunk, files, settings)
+        for info in infos:
+            found.setdefault((info.path, info.line, info.name), info)
+        file_problems += chunk_problems
+    problems += [p for p in file_problems if reported.holds(p.path)]
+    tasks = sorted((t for t in found.values() if reported.holds(t.path)), key=_task_order)
+    return TaskListing(tasks=tuple(tasks), problems=tuple(sorted(problems)))
+
+
+def _task_order(info: TaskInfo) -> Tuple[str, int, str]:
+    return (info.path, info.line, info.name)
+
+
+def _tasks_in_chunk(
+    candidates: List[_Candidate], files: List[str], settings: Settings
+) -> Tuple[List[TaskInfo], List[FileProblem]]:
+    """The tasks of some task files, loaded as :func:`_analyse_candidates` loads them."""
+    from idemlint.project import Project
+
+    project = Project(files, settings.task_decorators)
+    loaded = [
+        _load(raw, path, None, settings.task_decorators, project.may_be_task_decorator)
+        for path, raw in candidates
+    ]
+    modules = [module for module in loaded if not isinstance(module, FileProblem)]
+    problems = [module for module in loaded if isinstance(module, FileProblem)]
+    for module in modules:
+        project.register(module)
+    found: List[Tuple["Task", "LoadedModule"]] = []
+    with _deep_recursion():
+        for module in modules:
+            try:
+                found += _tasks_of(module, project, _decorators_of(module, project, settings))
+            except Exception as error:  # as in ``check``: the run goes on
+                problems.append(internal_error(module.path, "task detection", error))
+        return _described(found, problems), problems
+
+
+def _described(
+    found: List[Tuple["Task", "LoadedModule"]], problems: List[FileProblem]
+) -> List[TaskInfo]:
+    """Each task with its line; a module whose positions fail goes to ``problems``."""
+    from idemlint.positions import locate
+
+    infos: List[TaskInfo] = []
+    homes = {id(home): home for _, home in found}
+    for key, home in homes.items():
+        tasks = [task for task, where in found if id(where) == key]
+        nodes = [task.owner or task.function for task in tasks]
+        try:
+            lines = io.StringIO(home.text, newline="").readlines()
+            positions = locate(home.pieces(), nodes, lines)
+        except Exception as error:
+            problems.append(internal_error(home.path, "position computation", error))
+            continue
+        for task, node in zip(tasks, nodes):
+            line = positions[id(node)].start.line
+            infos.append(_info(task, home, line))
+    return infos
+
+
+def _info(task: "Task", home: "LoadedModule", line: int) -> TaskInfo:
+    from idemlint.tasks import source_text
+
+    given = dict(task.options)
+    if task.schedule is not None:
+        given.setdefault("schedule", task.schedule)
+    options = tuple(
+        (key, source_text(given[key])) for key in LISTED_OPTIONS if key in given
+    )
+    name = f"{home.name}.{task.name}" if home.name else task.name
+    return TaskInfo(task.framework, name, home.path, line, task.recognised, options)

@@ -213,14 +213,16 @@ class Project:
             if local:
                 function = registered_function(index, name)
                 if function is not None:
-                    found.setdefault(id(function), (Task(name, function, "rq", {}), loaded))
+                    how = f"enqueued in {loaded.path}"
+                    found.setdefault(id(function), (Task(name, function, "rq", {}, recognised=how), loaded))
                 continue
             defined = self.function(name) or self._unbound_method(name)
             if defined is None:
                 continue
             function, owner, home = defined
             task = function.name.value if owner is None else f"{owner.name.value}.{function.name.value}"
-            found.setdefault(id(function), (Task(task, function, "rq", {}), home))
+            how = f"enqueued in {loaded.path}"
+            found.setdefault(id(function), (Task(task, function, "rq", {}, recognised=how), home))
         return list(found.values())
 
     def enqueue_wrapper(self, qualified: str) -> Optional[Handing]:

@@ -40,6 +40,10 @@ class Task:
     ``options`` holds the keyword arguments of the decorator or registration
     call (``bind``, ``acks_late``, ``time_limit``...).  ``owner`` is the class
     of a class-based task, whose ``run`` method is ``function``.
+    ``recognised`` says how detection found it and ``schedule`` is the
+    schedule a periodic task's decorator is given positionally (huey's
+    ``periodic_task(crontab(...))``): both for ``idemlint tasks``, never
+    compared.
     """
 
     name: str
@@ -47,6 +51,8 @@ class Task:
     framework: str
     options: Mapping[str, cst.BaseExpression]
     owner: Optional[cst.ClassDef] = None
+    recognised: str = field(default="", compare=False)
+    schedule: Optional[cst.BaseExpression] = field(default=None, compare=False)
 
     @property
     def bound(self) -> bool:
@@ -714,29 +720,37 @@ def find_tasks(index: ModuleIndex, decorators: Decorators = Decorators()) -> Lis
     found: Dict[int, Task] = {}
     for function in index.functions.up_front().values():
         task = _decorated_task(
-            function, function.name.value, resolver, decorators, local_functions
+            function, function.name.value, resolver, decorators, local_functions, index.constants
         )
         if task is not None:
             found[id(function)] = task
     for name, framework, options in index.registrations:
         registered = registered_function(index, name)
         if registered is not None and id(registered) not in found:
-            found[id(registered)] = Task(name, registered, framework, options)
+            how = "enqueued in this module" if framework == "rq" else "registered by a call in this module"
+            found[id(registered)] = Task(name, registered, framework, options, recognised=how)
     for settings in index.arq_settings:
         for name, options in _arq_functions(settings, resolver):
             listed = index.functions.get(name)
             if listed is not None and id(listed) not in found:
-                found[id(listed)] = Task(name, listed, "arq", options)
+                how = f"listed in {settings.name.value}"
+                found[id(listed)] = Task(name, listed, "arq", options, recognised=how)
     for owner in task_classes(index, resolver, decorators.task_base):
         run = index.methods(owner).get("run")
         if run is not None and id(run) not in found:
-            found[id(run)] = Task(owner.name.value, run, "celery", {}, owner=owner)
+            how = _task_class_description(index, owner, resolver)
+            found[id(run)] = Task(owner.name.value, run, "celery", {}, owner=owner, recognised=how)
     for owner in index.classes.up_front().values():
         for method in index.methods(owner).values():
             if id(method) in found:
                 continue
             task = _decorated_task(
-                method, f"{owner.name.value}.{method.name.value}", resolver, decorators, local_functions
+                method,
+                f"{owner.name.value}.{method.name.value}",
+                resolver,
+                decorators,
+                local_functions,
+                index.constants,
             )
             if task is not None:
                 found[id(method)] = task
@@ -758,6 +772,7 @@ def _decorated_task(
     resolver: Resolver,
     extra_decorators: Decorators,
     local_functions: AbstractSet[str],
+    constants: Mapping[str, cst.BaseExpression],
 ) -> Optional[Task]:
     for decorator in function.decorators:
         classified = classify_decorator(
@@ -765,8 +780,49 @@ def _decorated_task(
         )
         if classified is not None:
             framework, options = classified
-            return Task(name, function, framework, options)
+            how = _decorator_description(decorator.decorator, resolver, constants)
+            schedule = _periodic_schedule(decorator.decorator, resolver)
+            return Task(name, function, framework, options, recognised=how, schedule=schedule)
     return None
+
+
+def _decorator_description(
+    expression: cst.BaseExpression, resolver: Resolver, constants: Mapping[str, cst.BaseExpression]
+) -> str:
+    """``@name``, and what the name stands for when it is not spelled as it
+    resolves: ``@retrying_task -> celery.shared_task(acks_late=True)``."""
+    target = expression.func if isinstance(expression, cst.Call) else expression
+    spelled = dotted_name(target) or ""
+    bound = constants.get(spelled) if isinstance(target, cst.Name) else None
+    if isinstance(bound, cst.Call):
+        callee = resolver.resolve(bound.func) or dotted_name(bound.func) or ""
+        arguments = ", ".join(source_text(arg).rstrip(", ") for arg in bound.args)
+        return f"@{spelled} -> {callee}({arguments})"
+    resolved = resolver.resolve(target)
+    if resolved is not None and resolved != spelled:
+        return f"@{spelled} -> {resolved}"
+    return f"@{spelled}"
+
+
+def _periodic_schedule(expression: cst.BaseExpression, resolver: Resolver) -> Optional[cst.BaseExpression]:
+    """The schedule a periodic task decorator takes first (``periodic_task(crontab(...))``)."""
+    if not isinstance(expression, cst.Call):
+        return None
+    if "periodic" not in (resolver.resolve(expression.func) or "").rpartition(".")[2]:
+        return None
+    return argument(expression, 0)
+
+
+def source_text(node: cst.CSTNode) -> str:
+    """A node's source on one line (whitespace runs collapsed)."""
+    return " ".join(cst.Module(body=[]).code_for_node(node).split())
+
+
+def _task_class_description(index: ModuleIndex, owner: cst.ClassDef, resolver: Resolver) -> str:
+    if owner.name.value in index.registered_classes:
+        return "registered with register_task"
+    bases = [resolver.resolve(base.value) or source_text(base.value) for base in owner.bases]
+    return "Task subclass of " + ", ".join(bases)
 
 
 def _arq_functions(
