@@ -1,4 +1,5 @@
-"""Command line: ``idemlint check``, ``idemlint rules``, ``idemlint explain``.
+"""Command line: ``idemlint check``, ``idemlint tasks``, ``idemlint rules``,
+``idemlint explain``.
 
 Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal
 error, or a file that could not be read or parsed (the others are still
@@ -323,6 +324,69 @@ def _report(result: LintResult, output_format: str, output_file: Optional[str]) 
         write_atomic(output_file, report)
     except OSError as error:
         raise ConfigurationError(f"cannot write {output_file}: {error.strerror or error}") from None
+
+
+@cli.command("tasks")
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(("text", "json")),
+    default="text",
+    show_default=True,
+    help="text: one line per task; json: an array of objects.",
+)
+@click.option(
+    "--task-decorator",
+    "task_decorators",
+    multiple=True,
+    callback=_decorator_names,
+    help="An extra decorator that makes a task (qualified or bare name). Repeatable.",
+)
+@click.option("--exclude", multiple=True, help="Glob of files or directories to skip. Repeatable.")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False),
+    help="A pyproject.toml to read [tool.idemlint] from (default: the nearest one).",
+)
+@click.option(
+    "--project",
+    "project_root",
+    type=click.Path(file_okay=False),
+    help="Index every module under this directory and list only the tasks in PATHS.",
+)
+def tasks(
+    paths: Sequence[str],
+    output_format: str,
+    task_decorators: Tuple[str, ...],
+    exclude: Tuple[str, ...],
+    config_path: Optional[str],
+    project_root: Optional[str],
+) -> int:
+    """List every task `check` analyses in PATHS (default: the current directory)."""
+    from idemlint.engine import list_tasks
+    from idemlint.report.task_list import render_tasks_json, render_tasks_text
+
+    paths = paths or (".",)
+    config_path = config_path or find_config(paths)
+    try:
+        configured = load_settings(config_path)
+    except ConfigError as error:
+        raise ConfigurationError(str(error)) from None
+    settings = replace(
+        configured,
+        task_decorators=configured.task_decorators + task_decorators,
+        extend_exclude=configured.extend_exclude + exclude,
+    )
+    listing = list_tasks(paths, settings, project=project_root)
+    for problem in listing.problems:
+        click.echo(line_for(problem), err=True)
+    render = render_tasks_json if output_format == "json" else render_tasks_text
+    click.echo(render(list(listing.tasks)), nl=False)
+    if listing.problems:
+        click.get_current_context().exit(EXIT_ERROR)
+    return EXIT_CLEAN
 
 
 @cli.command("rules")

@@ -1,0 +1,250 @@
+"""``idemlint tasks``: every task ``check`` analyses, one line each, with how
+it was recognised and the options that matter; the same engine as
+``check`` (discovery, configuration, byte screen, project index)."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+from typing import Any, List, Set, Tuple
+
+import pytest
+
+from conftest import RunCli
+
+from idemlint import analysis
+
+PROJECTS = pathlib.Path(__file__).parent / "projects"
+FIXTURE_PROJECTS = [
+    "shop", "decorator_alias", "decorator_instance", "decorator_partial", "decorator_wrapper",
+    "enqueue_forms", "task_bases",
+]
+JSON_KEYS = {"path", "line", "framework", "name", "recognised", "options"}
+
+
+def listed(run_cli: RunCli, *argv: str) -> List[str]:
+    status, out, err = run_cli("tasks", *argv)
+    assert (status, err) == (0, "")
+    return out.splitlines()
+
+
+def listed_json(run_cli: RunCli, *argv: str) -> List[Any]:
+    status, out, err = run_cli("tasks", "--format", "json", *argv)
+    assert (status, err) == (0, "")
+    rows = json.loads(out)
+    assert isinstance(rows, list)
+    return rows
+
+
+@pytest.mark.parametrize(
+    "project, expected",
+    [
+        (
+            "shop",
+            [
+                "shop/tasks.py:15  celery  shop.tasks.charge_order  @shared_task -> celery.shared_task",
+                "shop/tasks.py:36  celery  shop.tasks.notify_partner  @background -> shop.taskutils.background",
+            ],
+        ),
+        (
+            "decorator_alias",
+            [
+                "app/jobs.py:10  celery  app.jobs.notify  @pt -> app.project_task",
+                "app/jobs.py:15  celery  app.jobs.push  @task -> app.task  bind=True",
+            ],
+        ),
+        (
+            "decorator_instance",
+            [
+                "pkg/tasks.py:7  celery  pkg.tasks.sync_order  @retrying_task -> pkg.retrying_task  "
+                "bind=True; acks_late=True; autoretry_for=(IOError,)",
+            ],
+        ),
+        (
+            "decorator_partial",
+            [
+                "jobs/tasks.py:7  rq  jobs.tasks.refresh  @job -> jobs.job  timeout=300",
+                "jobs/tasks.py:12  celery  jobs.tasks.push  @background -> jobs.background  bind=True",
+            ],
+        ),
+        (
+            "decorator_wrapper",
+            [
+                "app/exports.py:10  celery  app.exports.export  @instrumented -> core.instrumented",
+                "app/tasks.py:9  dramatiq  app.tasks.export_order  @background_actor -> core.actor",
+            ],
+        ),
+        (
+            "enqueue_forms",
+            [
+                "shop/billing.py:4  rq  shop.billing.capture  enqueued in shop/views.py",
+                "shop/billing.py:10  rq  shop.billing.Refunds.refund  enqueued in shop/views.py",
+                "shop/views.py:36  rq  shop.views.export  enqueued in shop/views.py",
+            ],
+        ),
+        (
+            "task_bases",
+            [
+                "proj/jobs.py:7  celery  proj.jobs.Sync  Task subclass of proj.Base",
+                "proj/jobs.py:12  celery  proj.jobs.Registered  registered with register_task",
+            ],
+        ),
+    ],
+)
+def test_fixture_projects_list_their_tasks(
+    run_cli: RunCli, monkeypatch: pytest.MonkeyPatch, project: str, expected: List[str]
+) -> None:
+    monkeypatch.chdir(PROJECTS / project)
+    lines = listed(run_cli, ".")
+    shown = [line.replace("./", "") for line in lines]
+    for line in expected:
+        assert line in shown
+    assert lines == sorted(lines, key=lambda line: (line.split(":")[0], int(line.split(":")[1].split()[0])))
+
+
+@pytest.mark.parametrize("project", FIXTURE_PROJECTS)
+def test_as_many_tasks_as_check_traces(
+    run_cli: RunCli, monkeypatch: pytest.MonkeyPatch, project: str
+) -> None:
+    traced: Set[Tuple[str, str]] = set()
+    original = analysis.TraceBuilder.__init__
+
+    def spy(self: analysis.TraceBuilder, module: Any, task: Any, *args: Any, **kwargs: Any) -> None:
+        traced.add((module.path, task.name))
+        original(self, module, task, *args, **kwargs)
+
+    root = str(PROJECTS / project)
+    monkeypatch.setattr(analysis.TraceBuilder, "__init__", spy)
+    status, _, err = run_cli("check", "--no-cache", "--jobs", "1", root)
+    assert status in (0, 1) and err == ""
+    rows = listed_json(run_cli, root)
+    assert traced and len(rows) == len(traced)
+    assert {row["path"] for row in rows} == {path for path, _ in traced}
+
+
+def test_json_rows_have_stable_keys(run_cli: RunCli) -> None:
+    rows = listed_json(run_cli, str(PROJECTS / "decorator_instance"))
+    assert rows
+    for row in rows:
+        assert set(row) == JSON_KEYS
+        assert isinstance(row["line"], int) and isinstance(row["options"], dict)
+    first = rows[0]
+    assert first["framework"] == "celery"
+    assert first["name"] == "pkg.tasks.sync_order"
+    assert first["options"] == {"bind": "True", "acks_late": "True", "autoretry_for": "(IOError,)"}
+
+
+def write(root: pathlib.Path, name: str, text: str) -> pathlib.Path:
+    path = root / name
+    path.write_text(textwrap.dedent(text), "utf-8")
+    return path
+
+
+def test_local_decorator_instance_names_what_it_is_bound_to(run_cli: RunCli, tmp_path: pathlib.Path) -> None:
+    write(
+        tmp_path,
+        "jobs.py",
+        """\
+        from celery import shared_task
+
+        retrying_task = shared_task(acks_late=True, max_retries=3)
+
+
+        @retrying_task
+        def sync(order_id):
+            pass
+        """,
+    )
+    (line,) = listed(run_cli, str(tmp_path))
+    assert line == (
+        f"{tmp_path}/jobs.py:7  celery  jobs.sync  "
+        "@retrying_task -> celery.shared_task(acks_late=True, max_retries=3)  "
+        "acks_late=True; max_retries=3"
+    )
+
+
+def test_periodic_schedules_and_time_limits_are_shown(run_cli: RunCli, tmp_path: pathlib.Path) -> None:
+    write(
+        tmp_path,
+        "periodic.py",
+        """\
+        from celery.task import periodic_task
+        from celery.schedules import crontab
+        from huey import RedisHuey, crontab as every
+
+        huey = RedisHuey()
+
+
+        @periodic_task(run_every=crontab(minute=0), soft_time_limit=50, time_limit=60)
+        def nightly():
+            pass
+
+
+        @huey.periodic_task(every(minute="*/5"), retries=2)
+        def sweep():
+            pass
+        """,
+    )
+    rows = listed_json(run_cli, str(tmp_path))
+    assert [(row["framework"], row["name"], row["line"]) for row in rows] == [
+        ("celery", "periodic.nightly", 9),
+        ("huey", "periodic.sweep", 14),
+    ]
+    assert rows[0]["options"] == {
+        "soft_time_limit": "50", "time_limit": "60", "run_every": "crontab(minute=0)",
+    }
+    assert rows[1]["options"] == {"retries": "2", "schedule": 'every(minute="*/5")'}
+
+
+def test_a_broken_file_is_one_line_on_stderr_and_exit_2(run_cli: RunCli, tmp_path: pathlib.Path) -> None:
+    write(tmp_path, "broken.py", "from celery import shared_task\n@shared_task\ndef f(:\n")
+    write(tmp_path, "good.py", "from celery import shared_task\n\n\n@shared_task\ndef g():\n    pass\n")
+    status, out, err = run_cli("tasks", str(tmp_path))
+    assert status == 2
+    assert out == f"{tmp_path}/good.py:5  celery  good.g  @shared_task -> celery.shared_task\n"
+    (problem,) = err.splitlines()
+    assert problem.startswith(f"{tmp_path}/broken.py:") and " E999 " in problem
+
+
+def test_no_tasks_prints_nothing_and_exits_0(run_cli: RunCli, tmp_path: pathlib.Path) -> None:
+    write(tmp_path, "plain.py", "def helper():\n    return 1\n")
+    assert run_cli("tasks", str(tmp_path)) == (0, "", "")
+    assert run_cli("tasks", "--format", "json", str(tmp_path)) == (0, "[]\n", "")
+
+
+def test_configured_decorator_and_exclude_are_honoured(run_cli: RunCli, tmp_path: pathlib.Path) -> None:
+    write(tmp_path, "jobs.py", "from lib import background\n\n\n@background\ndef run():\n    pass\n")
+    write(tmp_path, "skip.py", "from celery import shared_task\n\n\n@shared_task\ndef s():\n    pass\n")
+    lines = listed(run_cli, "--task-decorator", "background", "--exclude", "skip.py", str(tmp_path))
+    assert lines == [f"{tmp_path}/jobs.py:5  custom  jobs.run  @background -> lib.background"]
+
+
+def test_project_lists_only_the_named_paths(run_cli: RunCli) -> None:
+    root = PROJECTS / "decorator_wrapper"
+    rows = listed_json(run_cli, "--project", str(root), str(root / "app" / "tasks.py"))
+    assert {row["path"] for row in rows} == {str(root / "app" / "tasks.py")}
+    assert {row["name"] for row in rows} == {"app.tasks.export_order", "app.tasks.sync"}
+
+
+def test_a_file_name_is_escaped_in_text(run_cli: RunCli, tmp_path: pathlib.Path) -> None:
+    write(tmp_path, "a\x1b[2Jb.py", "from celery import shared_task\n\n\n@shared_task\ndef f():\n    pass\n")
+    (line,) = listed(run_cli, str(tmp_path))
+    assert "\x1b" not in line and "a\\x1b[2Jb.py:5" in line
+
+
+def test_the_installed_entry_point_lists_the_same(
+    run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = os.path.join(os.path.dirname(sys.executable), "idemlint")
+    root = PROJECTS / "enqueue_forms"
+    done = subprocess.run(
+        [script, "tasks", "--format", "json", "."], cwd=root, capture_output=True, text=True, timeout=120
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    monkeypatch.chdir(root)
+    assert json.loads(done.stdout) == listed_json(run_cli, ".")
+    assert len(json.loads(done.stdout)) == 7
