@@ -842,11 +842,11 @@ def _tasks_in_chunk(
                 found += _tasks_of(module, project, _decorators_of(module, project, settings))
             except Exception as error:  # as in ``check``: the run goes on
                 problems.append(internal_error(module.path, "task detection", error))
-        return _described(found, problems), problems
+        return _described(found, problems, project), problems
 
 
 def _described(
-    found: List[Tuple["Task", "LoadedModule"]], problems: List[FileProblem]
+    found: List[Tuple["Task", "LoadedModule"]], problems: List[FileProblem], project: "Project"
 ) -> List[TaskInfo]:
     """Each task with its line; a module whose positions fail goes to ``problems``."""
     from idemlint.positions import locate
@@ -864,11 +864,37 @@ def _described(
             continue
         for task, node in zip(tasks, nodes):
             line = positions[id(node)].start.line
-            infos.append(_info(task, home, line))
+            infos.append(_info(task, home, line, project))
     return infos
 
 
-def _info(task: "Task", home: "LoadedModule", line: int) -> TaskInfo:
+def _project_binding(recognised: str, project: "Project") -> str:
+    """``@name -> module.name`` followed to the call ``module.name`` is bound
+    to in its own module (through re-exports), when it is bound to one:
+    ``@retrying_task -> celery.shared_task(acks_late=True)``."""
+    from idemlint.project import MAX_ALIAS_HOPS
+    from idemlint.tasks import binding_description
+
+    decorator, arrow, qualified = recognised.partition(" -> ")
+    if not decorator.startswith("@") or not arrow or "(" in qualified:
+        return recognised
+    for _ in range(MAX_ALIAS_HOPS):
+        module_name, _, name = qualified.rpartition(".")
+        loaded = project.load(module_name) if module_name else None
+        if loaded is None:
+            break
+        resolver = loaded.index.resolver()
+        bound = binding_description(loaded.index.constants, resolver, name)
+        if bound is not None:
+            return f"{decorator} -> {bound}"
+        imported = loaded.index.imports.get(name)
+        if imported is None or imported == qualified:
+            break
+        qualified = imported
+    return recognised
+
+
+def _info(task: "Task", home: "LoadedModule", line: int, project: "Project") -> TaskInfo:
     from idemlint.tasks import source_text
 
     given = dict(task.options)
@@ -878,4 +904,5 @@ def _info(task: "Task", home: "LoadedModule", line: int) -> TaskInfo:
         (key, source_text(given[key])) for key in LISTED_OPTIONS if key in given
     )
     name = f"{home.name}.{task.name}" if home.name else task.name
-    return TaskInfo(task.framework, name, home.path, line, task.recognised, options)
+    recognised = _project_binding(task.recognised, project)
+    return TaskInfo(task.framework, name, home.path, line, recognised, options)

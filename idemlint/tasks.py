@@ -793,15 +793,29 @@ def _decorator_description(
     resolves: ``@retrying_task -> celery.shared_task(acks_late=True)``."""
     target = expression.func if isinstance(expression, cst.Call) else expression
     spelled = dotted_name(target) or ""
-    bound = constants.get(spelled) if isinstance(target, cst.Name) else None
-    if isinstance(bound, cst.Call):
-        callee = resolver.resolve(bound.func) or dotted_name(bound.func) or ""
-        arguments = ", ".join(source_text(arg).rstrip(", ") for arg in bound.args)
-        return f"@{spelled} -> {callee}({arguments})"
+    bound = binding_description(constants, resolver, spelled) if isinstance(target, cst.Name) else None
+    if bound is not None:
+        return f"@{spelled} -> {bound}"
     resolved = resolver.resolve(target)
     if resolved is not None and resolved != spelled:
         return f"@{spelled} -> {resolved}"
     return f"@{spelled}"
+
+
+def binding_description(
+    constants: Mapping[str, cst.BaseExpression], resolver: Resolver, name: str
+) -> Optional[str]:
+    """``callee(arguments)`` when a module-level ``name`` is bound to a call
+    (``retrying_task = shared_task(acks_late=True)``), what it aliases when
+    it is bound to a name (``project_task = shared_task``), else None."""
+    bound = constants.get(name)
+    if isinstance(bound, (cst.Name, cst.Attribute)):
+        return resolver.resolve(bound)
+    if not isinstance(bound, cst.Call):
+        return None
+    callee = resolver.resolve(bound.func) or dotted_name(bound.func) or ""
+    arguments = ", ".join(source_text(arg).rstrip(", ") for arg in bound.args)
+    return f"{callee}({arguments})"
 
 
 def _periodic_schedule(expression: cst.BaseExpression, resolver: Resolver) -> Optional[cst.BaseExpression]:

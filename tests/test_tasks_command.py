@@ -53,22 +53,25 @@ def listed_json(run_cli: RunCli, *argv: str) -> List[Any]:
         (
             "decorator_alias",
             [
-                "app/jobs.py:10  celery  app.jobs.notify  @pt -> app.project_task",
-                "app/jobs.py:15  celery  app.jobs.push  @task -> app.task  bind=True",
+                "app/jobs.py:10  celery  app.jobs.notify  @pt -> celery.shared_task",
+                "app/jobs.py:15  celery  app.jobs.push  @task -> celery.Celery().task  bind=True",
             ],
         ),
         (
             "decorator_instance",
             [
-                "pkg/tasks.py:7  celery  pkg.tasks.sync_order  @retrying_task -> pkg.retrying_task  "
+                "pkg/tasks.py:7  celery  pkg.tasks.sync_order  @retrying_task -> "
+                "celery.shared_task(bind=True, acks_late=True, autoretry_for=(IOError,))  "
                 "bind=True; acks_late=True; autoretry_for=(IOError,)",
             ],
         ),
         (
             "decorator_partial",
             [
-                "jobs/tasks.py:7  rq  jobs.tasks.refresh  @job -> jobs.job  timeout=300",
-                "jobs/tasks.py:12  celery  jobs.tasks.push  @background -> jobs.background  bind=True",
+                "jobs/tasks.py:7  rq  jobs.tasks.refresh  "
+                "@job -> functools.partial(RecordingJob, connection=None, failure_ttl=60)  timeout=300",
+                "jobs/tasks.py:12  celery  jobs.tasks.push  "
+                "@background -> functools.partial(app.task, bind=True)  bind=True",
             ],
         ),
         (
