@@ -24,6 +24,7 @@ from idemlint.findings import Finding
 from idemlint.report import FORMATS, STRUCTURED_FORMATS, formatter
 from idemlint.escape import visible
 from idemlint.report.text import line_for
+from idemlint.settings import Settings
 
 # Only what every run needs is imported up front: a warm run is mostly
 # interpreter start-up and imports.
@@ -76,6 +77,49 @@ def _revision(
     if value is not None and not value.strip():
         raise click.BadParameter("an empty revision; give a git revision, or '-' to read a diff")
     return value
+
+
+# Options `check` and `tasks` share: what makes a task, which files, which configuration.
+_task_decorator_option = click.option(
+    "--task-decorator",
+    "task_decorators",
+    multiple=True,
+    callback=_decorator_names,
+    help="An extra decorator that makes a task (qualified or bare name). Repeatable.",
+)
+_exclude_option = click.option(
+    "--exclude", multiple=True, help="Glob of files or directories to skip. Repeatable."
+)
+_config_option = click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False),
+    help="A pyproject.toml to read [tool.idemlint] from (default: the nearest one).",
+)
+
+
+def _settings(
+    paths: Sequence[str],
+    config_path: Optional[str],
+    task_decorators: Tuple[str, ...],
+    exclude: Tuple[str, ...],
+    select: Tuple[str, ...] = (),
+    ignore: Tuple[str, ...] = (),
+) -> Tuple[Optional[str], Settings]:
+    """The configuration file used (named, else the nearest one) and the
+    settings it gives with the command line's options on top."""
+    config_path = config_path or find_config(paths)
+    try:
+        configured = load_settings(config_path)
+    except ConfigError as error:
+        raise ConfigurationError(str(error)) from None
+    return config_path, replace(
+        configured,
+        select=select or configured.select,
+        ignore=configured.ignore + ignore,
+        task_decorators=configured.task_decorators + task_decorators,
+        extend_exclude=configured.extend_exclude + exclude,
+    )
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -136,25 +180,14 @@ def cli() -> None:
 )
 @click.option("--select", callback=_code_prefixes, help="Comma-separated code prefixes to report.")
 @click.option("--ignore", callback=_code_prefixes, help="Comma-separated code prefixes to skip.")
-@click.option(
-    "--task-decorator",
-    "task_decorators",
-    multiple=True,
-    callback=_decorator_names,
-    help="An extra decorator that makes a task (qualified or bare name). Repeatable.",
-)
-@click.option("--exclude", multiple=True, help="Glob of files or directories to skip. Repeatable.")
+@_task_decorator_option
+@_exclude_option
 @click.option(
     "--force-exclude",
     is_flag=True,
     help="Apply exclusions to files named on the command line too (for pre-commit).",
 )
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False),
-    help="A pyproject.toml to read [tool.idemlint] from (default: the nearest one).",
-)
+@_config_option
 @click.option(
     "--project",
     "project_root",
@@ -204,18 +237,7 @@ def check(
     paths = paths or (".",)
     if baseline_path and write_baseline_path:
         raise click.UsageError("--baseline and --write-baseline cannot be used together")
-    config_path = config_path or find_config(paths)
-    try:
-        configured = load_settings(config_path)
-    except ConfigError as error:
-        raise ConfigurationError(str(error)) from None
-    settings = replace(
-        configured,
-        select=select or configured.select,
-        ignore=configured.ignore + ignore,
-        task_decorators=configured.task_decorators + task_decorators,
-        extend_exclude=configured.extend_exclude + exclude,
-    )
+    config_path, settings = _settings(paths, config_path, task_decorators, exclude, select, ignore)
     # Read before the analysis: a bad revision or diff fails fast.
     changed = _changed_lines(diff_revision, paths) if diff_revision is not None else None
     cache = None
@@ -336,20 +358,9 @@ def _report(result: LintResult, output_format: str, output_file: Optional[str]) 
     show_default=True,
     help="text: one line per task; json: an array of objects.",
 )
-@click.option(
-    "--task-decorator",
-    "task_decorators",
-    multiple=True,
-    callback=_decorator_names,
-    help="An extra decorator that makes a task (qualified or bare name). Repeatable.",
-)
-@click.option("--exclude", multiple=True, help="Glob of files or directories to skip. Repeatable.")
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False),
-    help="A pyproject.toml to read [tool.idemlint] from (default: the nearest one).",
-)
+@_task_decorator_option
+@_exclude_option
+@_config_option
 @click.option(
     "--project",
     "project_root",
@@ -369,16 +380,7 @@ def tasks(
     from idemlint.report.task_list import render_tasks_json, render_tasks_text
 
     paths = paths or (".",)
-    config_path = config_path or find_config(paths)
-    try:
-        configured = load_settings(config_path)
-    except ConfigError as error:
-        raise ConfigurationError(str(error)) from None
-    settings = replace(
-        configured,
-        task_decorators=configured.task_decorators + task_decorators,
-        extend_exclude=configured.extend_exclude + exclude,
-    )
+    _, settings = _settings(paths, config_path, task_decorators, exclude)
     listing = list_tasks(paths, settings, project=project_root)
     for problem in listing.problems:
         click.echo(line_for(problem), err=True)
