@@ -797,9 +797,28 @@ CELERY_TASK_BASES = frozenset(
 ENQUEUE_METHODS = {"enqueue": 0, "enqueue_call": 0, "enqueue_in": 1, "enqueue_at": 1}
 # rq-scheduler's ``scheduler.schedule(time, func)`` / ``scheduler.cron(spec, func)``.
 SCHEDULER_METHODS = frozenset({"schedule", "cron"})
-# Text that any of those calls (or ``Job.create``) contains: only a module
-# with it has its function bodies searched for them.
-HANDING_TEXT = ("enqueue", "Job.create", "cheduler")
+# Text that any of those calls (or ``Job.create``, or Celery's
+# ``send_task``) contains: only a module with it has its function bodies
+# searched for them.
+HANDING_TEXT = ("enqueue", "Job.create", "cheduler", "send_task")
+
+# ``app.send_task("pkg.tasks.sync")``: a task run by its dotted name.
+SEND_BY_NAME_METHODS = frozenset({"send_task"})
+
+CELERY_APP_CLASSES = frozenset({"celery.Celery", "celery.app.Celery", "celery.app.base.Celery"})
+
+# Celery ``Task`` attributes that are task options: a class attribute of a
+# task's class (``base=``, the app's ``Task``, a class-based task) sets them
+# for every task of the class, unless the decorator sets them itself.
+TASK_CLASS_OPTIONS = frozenset(
+    {
+        "acks_late", "reject_on_worker_lost", "acks_on_failure_or_timeout",
+        "autoretry_for", "dont_autoretry_for", "max_retries", "retry_backoff",
+        "retry_backoff_max", "retry_jitter", "retry_kwargs", "default_retry_delay",
+        "time_limit", "soft_time_limit", "rate_limit", "expires", "ignore_result",
+        "track_started", "typing", "throws", "priority", "serializer",
+    }
+)
 
 ARQ_WRAPPERS = frozenset({"arq.func", "arq.worker.func", "arq.cron", "arq.cron.cron"})
 ARQ_SETTINGS_LISTS = frozenset({"functions", "cron_jobs"})

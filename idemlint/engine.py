@@ -60,6 +60,7 @@ if TYPE_CHECKING:
 _TASK_LITERALS = (
     b".task(", b".actor(", b".enqueue", b"shared_task(", b"WorkerSettings", b"acks_late",
     b"ACKS_LATE", b"Job.create(", b"cheduler.schedule(", b"cheduler.cron(", b"register_task(",
+    b"send_task(",
 )
 _TASK_PATTERNS = (rb"@[\w.]*(?:task|actor|job)\b", rb"Task(?<!\wTask)\b", rb"arq(?<!\warq)\b")
 
@@ -145,8 +146,8 @@ def lint_paths(
     parsed at all.
     """
     named, files, problems = _files_to_check(paths, settings, force_exclude, project)
-    candidates, read_problems = _candidates(files, settings)
-    results = _results(candidates, files, settings, jobs, cache)
+    candidates, read_problems, app_files = _candidates(files, settings)
+    results = _results(candidates, _ProjectFiles(files, app_files), settings, jobs, cache)
     reported = _ReportedFiles(named if project is not None else None)
     findings: Dict[Tuple[str, int, int, str], Finding] = {}
     file_problems = list(read_problems)
@@ -242,7 +243,7 @@ def _chunks(items: Sequence[_Candidate], workers: int) -> List[List[_Candidate]]
 
 def _results(
     candidates: List[_Candidate],
-    files: List[str],
+    files: "_ProjectFiles",
     settings: Settings,
     jobs: Optional[int],
     cache: Optional["Cache"],
@@ -260,14 +261,14 @@ def _results(
 
 def _cached_or_analysed(
     candidates: List[_Candidate],
-    files: List[str],
+    files: "_ProjectFiles",
     settings: Settings,
     jobs: Optional[int],
     cache: Optional["Cache"],
 ) -> List[_FileResult]:
     from idemlint.cache import content_hash
 
-    known = _Known(candidates, files)
+    known = _Known(candidates, files.files)
     keys = [cache.key(path, content_hash(raw)) if cache else "" for path, raw in candidates]
     results: List[Optional[_FileResult]] = [
         _cached(cache, key, path, known) if cache else None
@@ -375,7 +376,7 @@ def _entry(result: _FileResult) -> "Entry":
 
 
 def _analyse_chunks(
-    chunks: List[List[_Candidate]], files: List[str], settings: Settings, workers: int
+    chunks: List[List[_Candidate]], files: "_ProjectFiles", settings: Settings, workers: int
 ) -> List[List[_FileResult]]:
     if workers == 1:
         return [_analyse_candidates(chunk, files, settings) for chunk in chunks]
@@ -386,7 +387,7 @@ def _analyse_chunks(
 
 
 def _analyse_candidates(
-    candidates: List[_Candidate], files: List[str], settings: Settings
+    candidates: List[_Candidate], files: "_ProjectFiles", settings: Settings
 ) -> List[_FileResult]:
     """Parse and analyse some task files, following calls anywhere in ``files``.
 
@@ -397,7 +398,7 @@ def _analyse_candidates(
     from idemlint.analysis import Summaries
     from idemlint.project import Project
 
-    project = Project(files, settings.task_decorators)
+    project = Project(files.files, settings.task_decorators, files.app_files)
     loaded = []
     # What deciding which definitions to parse up front looked up is part of
     # what each file's result depends on.
@@ -425,20 +426,39 @@ def _analyse_candidates(
 _Candidate = Tuple[str, bytes]
 
 
+@dataclass(frozen=True)
+class _ProjectFiles:
+    """The files a run analyses, and those of them whose text may create or
+    configure a Celery app (see :data:`_APP_TEXT`)."""
+
+    files: List[str]
+    app_files: Tuple[str, ...] = ()
+
+
+# ``app = Celery(...)``, ``app.Task = X``, ``Celery(task_cls=...)``: what
+# tells which class an app's tasks get.  The modules are parsed only when a
+# task asks (idemlint.project.Project.app_task_class).
+_APP_TEXT = re.compile(rb"Celery\(|\.Task[ \t]*=(?!=)|task_cls")
+
+
 def _candidates(
     paths: Sequence[str], settings: Settings
-) -> Tuple[List[_Candidate], List[FileProblem]]:
+) -> Tuple[List[_Candidate], List[FileProblem], Tuple[str, ...]]:
     """Read every file once; keep those that can hold tasks or task
     configuration, and those that decorate with a name the project may
-    define as its own task decorator (see :class:`_ProjectDecoratorNames`)."""
+    define as its own task decorator (see :class:`_ProjectDecoratorNames`);
+    also say which may configure a Celery app (:data:`_APP_TEXT`)."""
     candidates: List[_Candidate] = []
     problems: List[FileProblem] = []
+    app_files: List[str] = []
     names = _ProjectDecoratorNames()
     for path in paths:
         raw = _read(path)
         if isinstance(raw, FileProblem):
             problems.append(raw)
             continue
+        if _APP_TEXT.search(raw):
+            app_files.append(path)
         names.read(raw)
         if could_hold_tasks(raw, settings):
             candidates.append((path, raw))
@@ -449,7 +469,7 @@ def _candidates(
         if isinstance(raw, bytes) and names.uses_one(raw):
             candidates.append((path, raw))
     order = {path: number for number, path in enumerate(paths)}
-    return sorted(candidates, key=lambda candidate: order[candidate[0]]), problems
+    return sorted(candidates, key=lambda candidate: order[candidate[0]]), problems, tuple(app_files)
 
 
 class _ProjectDecoratorNames:
@@ -647,7 +667,13 @@ def _decorators_of(
     if project is None:
         return task_decorators(loaded.index, settings.task_decorators)
     return task_decorators(
-        loaded.index, settings.task_decorators, project.task_decorator, project.is_task_base
+        loaded.index,
+        settings.task_decorators,
+        project.task_decorator,
+        project.is_task_base,
+        class_options=project.class_options,
+        app_task_class=project.app_task_class,
+        module=loaded.name,
     )
 
 
@@ -779,6 +805,9 @@ class TaskInfo:
     line: int
     recognised: str
     options: Tuple[Tuple[str, str], ...] = ()
+    # Option -> where it came from, for those not written where the task
+    # is made (``("acks_late", "base RetryingTask")``), in ``options`` order.
+    origins: Tuple[Tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -802,12 +831,12 @@ def list_tasks(
     nothing is traced, nothing cached.
     """
     named, files, problems = _files_to_check(paths, settings, force_exclude, project)
-    candidates, read_problems = _candidates(files, settings)
+    candidates, read_problems, app_files = _candidates(files, settings)
     reported = _ReportedFiles(named if project is not None else None)
     found: Dict[Tuple[str, int, str], TaskInfo] = {}
     file_problems = list(read_problems)
     for chunk in _chunks(candidates, 1):
-        infos, chunk_problems = _tasks_in_chunk(chunk, files, settings)
+        infos, chunk_problems = _tasks_in_chunk(chunk, _ProjectFiles(files, app_files), settings)
         for info in infos:
             found.setdefault((info.path, info.line, info.name), info)
         file_problems += chunk_problems
@@ -821,12 +850,12 @@ def _task_order(info: TaskInfo) -> Tuple[str, int, str]:
 
 
 def _tasks_in_chunk(
-    candidates: List[_Candidate], files: List[str], settings: Settings
+    candidates: List[_Candidate], files: _ProjectFiles, settings: Settings
 ) -> Tuple[List[TaskInfo], List[FileProblem]]:
     """The tasks of some task files, loaded as :func:`_analyse_candidates` loads them."""
     from idemlint.project import Project
 
-    project = Project(files, settings.task_decorators)
+    project = Project(files.files, settings.task_decorators, files.app_files)
     loaded = [
         _load(raw, path, None, settings.task_decorators, project.may_be_task_decorator)
         for path, raw in candidates
@@ -905,4 +934,5 @@ def _info(task: "Task", home: "LoadedModule", line: int, project: "Project") -> 
     )
     name = f"{home.name}.{task.name}" if home.name else task.name
     recognised = _project_binding(task.recognised, project)
-    return TaskInfo(task.framework, name, home.path, line, recognised, options)
+    origins = tuple((key, task.origins[key]) for key, _ in options if key in task.origins)
+    return TaskInfo(task.framework, name, home.path, line, recognised, options, origins)

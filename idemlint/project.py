@@ -16,7 +16,7 @@ import re
 import tokenize
 import warnings
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar, Union
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, TypeVar, Union
 
 import libcst as cst
 
@@ -27,18 +27,23 @@ from idemlint.modules import module_files, module_name
 from idemlint.nesting import too_deep
 from idemlint.reading import read_regular
 from idemlint.segments import Later, Piece, Screen, Segment, split
+from idemlint.names import argument, dotted_name, literal_text
 from idemlint.tasks import (
     BoundDecorators,
+    ClassOptions,
     Handing,
     Made,
     ModuleIndex,
     Task,
     build_index,
+    class_options,
     enqueue_wrappers,
+    find_tasks,
     handed_target,
     registered_function,
     task_classes,
     task_decorator_wrappers,
+    task_decorators,
 )
 
 MAX_ALIAS_HOPS = 5
@@ -75,9 +80,15 @@ class LoadedModule:
 class Project:
     """Modules by dotted name, loaded on demand by :meth:`load`."""
 
-    def __init__(self, paths: Iterable[str], task_decorators: Sequence[str] = ()) -> None:
+    def __init__(
+        self, paths: Iterable[str], task_decorators: Sequence[str] = (), app_files: Sequence[str] = ()
+    ) -> None:
+        """``app_files``: the files whose text may create or configure a
+        Celery app (``Celery(``, ``.Task =``, ``task_cls``), read only when a
+        task asks which class its app gives it."""
         self.files: Dict[str, str] = module_files(paths)
         self._task_decorators = task_decorators
+        self._app_files = app_files
         # Every module name looked up and the file it named, in order: what an
         # analysis depends on besides its own file (see idemlint.cache).
         self.lookups: List[Lookup] = []
@@ -92,6 +103,10 @@ class Project:
         self._enqueue_wrappers: Dict[str, Dict[str, Handing]] = {}
         self._task_bases: Dict[str, Tuple[bool, List[Lookup]]] = {}
         self._wrappers: Dict[str, Dict[str, str]] = {}
+        self._class_options: Dict[str, Tuple[Optional[ClassOptions], List[Lookup]]] = {}
+        # Each app (qualified) and its task class (qualified; None: Celery's own).
+        self._apps: Optional[Tuple[Dict[str, Optional[str]], List[Lookup]]] = None
+        self._tasks_found: Dict[str, Set[int]] = {}
 
     def load(self, name: str) -> Optional[LoadedModule]:
         """The module ``name`` (None when it is not in the project, or cannot
@@ -175,6 +190,71 @@ class Project:
             return self.is_task_base(index.imports[name])
         return False
 
+    def class_options(self, qualified: str) -> Optional[ClassOptions]:
+        """The task options a project class sets as attributes, through its
+        project bases (:func:`idemlint.tasks.class_options`), followed
+        through re-exports; None when the name is no project class."""
+        return self._followed(self._class_options, qualified, self._class_options_of, None)
+
+    def _class_options_of(self, qualified: str) -> Optional[ClassOptions]:
+        found = self._split(qualified)
+        if found is None or len(found[1]) != 1:
+            return None
+        loaded, (name,) = found
+        index = loaded.index
+        if name in index.classes:
+            return class_options(index, index.classes[name], self.class_options)
+        if name in index.imports:
+            return self.class_options(index.imports[name])
+        return None
+
+    def app_task_class(self, app: str) -> Optional[ClassOptions]:
+        """The options the default ``Task`` class of a Celery app gives its
+        tasks (``app.Task = X`` in any module, ``Celery(task_cls=X)``): the
+        app a qualified name denotes (through re-exports), or with "" the
+        project's only app.  None: Celery's own class, or not known."""
+        apps = self._project_apps()
+        if app == "":
+            owner = next(iter(apps.values())) if len(apps) == 1 else None
+        else:
+            owner = apps.get(self._canonical_app(app, apps) or "")
+        if owner is None or not self.is_task_base(owner):
+            return None
+        return self.class_options(owner)
+
+    def _canonical_app(self, qualified: str, apps: Mapping[str, Optional[str]]) -> Optional[str]:
+        for _ in range(MAX_ALIAS_HOPS):
+            if qualified in apps:
+                return qualified
+            module, _, name = qualified.rpartition(".")
+            loaded = self.load(module) if module else None
+            if loaded is None or name not in loaded.index.imports:
+                return None
+            qualified = loaded.index.imports[name]
+        return None
+
+    def _project_apps(self) -> Dict[str, Optional[str]]:
+        """Every module-level Celery app of the project and its task class;
+        what it read is recorded as looked up every time it is asked."""
+        if self._apps is not None:
+            self.lookups += self._apps[1]
+            return self._apps[0]
+        start = len(self.lookups)
+        names = {path: name for name, path in self.files.items()}
+        apps: Dict[str, Optional[str]] = {}
+        settings: List[Tuple[str, Optional[str]]] = []
+        for path in self._app_files:
+            loaded = self.load(names[path]) if path in names else None
+            if loaded is not None:
+                apps.update(_apps_created(loaded))
+                settings += _task_classes_set(loaded)
+        for app, owner in settings:  # ``app.Task = X`` wins over ``task_cls``, as it is set later
+            canonical = self._canonical_app(app, apps)
+            if canonical is not None:
+                apps[canonical] = owner
+        self._apps = (apps, self.lookups[start:])
+        return apps
+
     def _task_decorator(self, qualified: str) -> Optional[Made]:
         found = self._split(qualified)
         if found is None or len(found[1]) != 1:
@@ -202,6 +282,8 @@ class Project:
         (``run_later(refresh)``)."""
         index = loaded.index
         found: Dict[int, Tuple[Task, LoadedModule]] = {}
+        for sent in self._sent_by_name(loaded):
+            found.setdefault(id(sent[0].function), sent)
         targets: List[Tuple[bool, str]] = [(False, name) for name in index.enqueued]
         for callee, call in index.wrapper_calls:
             handing = self.enqueue_wrapper(callee)
@@ -224,6 +306,31 @@ class Project:
             how = f"enqueued in {loaded.path}"
             found.setdefault(id(function), (Task(task, function, "rq", {}, recognised=how), home))
         return list(found.values())
+
+    def _sent_by_name(self, loaded: LoadedModule) -> List[Tuple[Task, LoadedModule]]:
+        """The project functions ``loaded`` sends to Celery by their dotted
+        name (``app.send_task("pkg.tasks.sync")``) that are no task already,
+        as Celery tasks; a name that is no project function is ignored."""
+        sent: List[Tuple[Task, LoadedModule]] = []
+        for name in loaded.index.sent_by_name:
+            defined = self.function(name)
+            if defined is None or defined[1] is not None:
+                continue
+            function, _, home = defined
+            if id(function) in self._tasks_in(home):
+                continue
+            how = f"sent by name in {loaded.path}"
+            sent.append((Task(function.name.value, function, "celery", {}, recognised=how), home))
+        return sent
+
+    def _tasks_in(self, home: LoadedModule) -> Set[int]:
+        """The functions detection finds as tasks in a module (ids), once per module."""
+        if home.name not in self._tasks_found:
+            decorators = task_decorators(
+                home.index, self._task_decorators, self.task_decorator, self.is_task_base
+            )
+            self._tasks_found[home.name] = {id(task.function) for task in find_tasks(home.index, decorators)}
+        return self._tasks_found[home.name]
 
     def enqueue_wrapper(self, qualified: str) -> Optional[Handing]:
         """Where a project function that hands one of its parameters to RQ
@@ -301,6 +408,50 @@ class Project:
             if loaded is not None:
                 return loaded, rest
         return None
+
+
+def _apps_created(loaded: LoadedModule) -> Dict[str, Optional[str]]:
+    """The module's module-level ``app = Celery(...)``, each with its
+    ``task_cls`` (qualified) when it is given one."""
+    index = loaded.index
+    resolver = index.resolver()
+    apps: Dict[str, Optional[str]] = {}
+    for name, value in index.constants.items():
+        if isinstance(value, cst.Call) and resolver.resolve(value.func) in catalog.CELERY_APP_CLASSES:
+            given = argument(value, None, "task_cls")
+            apps[f"{loaded.name}.{name}"] = _class_named(given, loaded) if given is not None else None
+    return apps
+
+
+def _task_classes_set(loaded: LoadedModule) -> List[Tuple[str, Optional[str]]]:
+    """The module's ``app.Task = X``: the app and the class, both qualified."""
+    index = loaded.index
+    resolver = index.resolver()
+    found: List[Tuple[str, Optional[str]]] = []
+    for spelled, value in index.task_class_settings:
+        first = spelled.split(".")[0]
+        if resolver.is_imported(first):
+            app = resolver.resolve(cst.parse_expression(spelled))
+        else:
+            app = f"{loaded.name}.{spelled}" if first in index.constants else None
+        if app is not None:
+            found.append((app, _class_named(value, loaded)))
+    return found
+
+
+def _class_named(expression: cst.BaseExpression, loaded: LoadedModule) -> Optional[str]:
+    """The qualified class an expression of ``loaded`` names: a class of the
+    module, an imported one, or a string ``"pkg.mod:Class"`` /
+    ``"pkg.mod.Class"`` as Celery's ``task_cls`` takes it."""
+    text = literal_text(expression)
+    if text is not None:
+        return text.replace(":", ".") or None
+    spelled = dotted_name(expression)
+    if spelled is None:
+        return None
+    if spelled in loaded.index.classes:
+        return f"{loaded.name}.{spelled}"
+    return loaded.index.resolver().resolve(expression) if loaded.index.resolver().is_imported(spelled.split(".")[0]) else None
 
 
 def decode(source: bytes, path: str) -> Union[str, FileProblem]:

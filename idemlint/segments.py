@@ -106,7 +106,7 @@ _ENQUEUE = re.compile("|".join(re.escape(word) for word in catalog.HANDING_TEXT)
 _LATE_ACKS = re.compile(r"acks_late|ACKS_LATE")
 _ARQ_WRAPPER_WORDS = frozenset(name.rpartition(".")[2] for name in catalog.ARQ_WRAPPERS)
 _CELERY_CONFIG_WORDS = frozenset({"Celery", "conf"})
-_SETTING_WORDS = r"enqueue|Job\.create|cheduler|acks_late|ACKS_LATE|reject_on_worker_lost|REJECT_ON_WORKER_LOST"
+_SETTING_WORDS = r"enqueue|Job\.create|cheduler|send_task|acks_late|ACKS_LATE|reject_on_worker_lost|REJECT_ON_WORKER_LOST"
 # ``app.register_task(Sync())``: a class-based task whatever its bases.
 _REGISTERED_CLASS = re.compile(r"register_task\(\s*(\w+)")
 # Aliases are followed this many assignments deep (``b = a; c = b``).

@@ -13,6 +13,7 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import (
     AbstractSet,
+    Any,
     Callable,
     Dict,
     Iterable,
@@ -29,7 +30,7 @@ from typing import (
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.names import Resolver, argument, dotted_name, import_bindings
+from idemlint.names import Resolver, argument, dotted_name, import_bindings, literal_text
 from idemlint.segments import MAX_ALIAS_DEPTH, Definitions, Later, Segment
 
 
@@ -40,6 +41,9 @@ class Task:
     ``options`` holds the keyword arguments of the decorator or registration
     call (``bind``, ``acks_late``, ``time_limit``...).  ``owner`` is the class
     of a class-based task, whose ``run`` method is ``function``.
+    ``options`` also holds what a Celery task gets from its ``Task``
+    class (:func:`class_options`), unless the decorator sets it, with
+    ``origins`` saying which class wrote each.
     ``recognised`` says how detection found it and ``schedule`` is the
     schedule a periodic task's decorator is given positionally (huey's
     ``periodic_task(crontab(...))``): both for ``idemlint tasks``, never
@@ -53,6 +57,9 @@ class Task:
     owner: Optional[cst.ClassDef] = None
     recognised: str = field(default="", compare=False)
     schedule: Optional[cst.BaseExpression] = field(default=None, compare=False)
+    # Option -> where it came from, for the options a Task class gives
+    # (``"base RetryingTask"``): for ``idemlint tasks``, never compared.
+    origins: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     @property
     def bound(self) -> bool:
@@ -97,6 +104,27 @@ def _no_task_base(qualified: str) -> bool:
 
 
 @dataclass(frozen=True)
+class Inherited:
+    """An option a Celery task gets from an attribute of its ``Task`` class
+    (or of one of that class's project bases): its value and the class that
+    writes it."""
+
+    value: cst.BaseExpression
+    origin: str
+
+
+ClassOptions = Mapping[str, Inherited]
+
+
+def _no_class_options(qualified: str) -> Optional[ClassOptions]:
+    return None
+
+
+def _no_app_task_class(app: str) -> Optional[ClassOptions]:
+    return None
+
+
+@dataclass(frozen=True)
 class Decorators:
     """The task decorators a module may use beyond the catalogue's.
 
@@ -116,6 +144,15 @@ class Decorators:
     # Whether a class imported from another project module is a Celery
     # ``Task`` subclass (see :meth:`idemlint.project.Project.is_task_base`).
     task_base: Callable[[str], bool] = _no_task_base
+    # The options a project class sets as attributes, through its project
+    # bases (see :meth:`idemlint.project.Project.class_options`).
+    class_options: Callable[[str], Optional[ClassOptions]] = _no_class_options
+    # The options of the default ``Task`` class of the app a qualified name
+    # denotes, "" for the project's only app (``@shared_task``); see
+    # :meth:`idemlint.project.Project.app_task_class`.
+    app_task_class: Callable[[str], Optional[ClassOptions]] = _no_app_task_class
+    # The dotted name of the module these decorators are used in ("" when unknown).
+    module: str = ""
 
 
 @dataclass
@@ -139,6 +176,10 @@ class ModuleIndex:
     wrapper_calls: List[Tuple[str, cst.Call]] = field(default_factory=list)
     # Classes of the module registered as tasks (``app.register_task(Sync())``).
     registered_classes: List[str] = field(default_factory=list)
+    # Dotted task names handed to Celery's ``send_task`` here, and the
+    # module-level ``app.Task = X`` statements (the app as spelled, the class).
+    sent_by_name: List[str] = field(default_factory=list)
+    task_class_settings: List[Tuple[str, cst.BaseExpression]] = field(default_factory=list)
     # id(function) -> definition order (the top-level statement's place in the
     # module, then a running count), since libcst nodes carry no positions.
     order: Dict[int, Tuple[int, int]] = field(default_factory=dict)
@@ -275,6 +316,10 @@ def _index_small_statement(
         for target in small.targets:
             if isinstance(target.target, cst.Name):
                 index.constants[target.target.value] = small.value
+            elif isinstance(target.target, cst.Attribute) and target.target.attr.value == "Task":
+                app = dotted_name(target.target.value)
+                if app is not None:
+                    index.task_class_settings.append((app, small.value))
     elif isinstance(small, cst.AnnAssign) and small.value is not None:
         if isinstance(small.target, cst.Name):
             index.constants[small.target.value] = small.value
@@ -357,6 +402,12 @@ def _index_registration(
     (``f``, ``Class.method``) in ``registrations``, one of another module
     (imported, ``module.func``) in ``enqueued``."""
     func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in catalog.SEND_BY_NAME_METHODS:
+        sent = argument(call, 0, ("name",))
+        name = literal_text(sent) if sent is not None else None
+        if name is not None and "." in name.strip("."):
+            index.sent_by_name.append(name)
+        return
     handed = _handed_function(call, resolver)
     if isinstance(func, cst.Name) and func.value in wrappers:
         handed = wrappers[func.value].argument(call)
@@ -699,14 +750,21 @@ def task_decorators(
     configured: Sequence[str] = (),
     project_decorator: Callable[[str], Optional[Made]] = _no_project_decorator,
     project_task_base: Callable[[str], bool] = _no_task_base,
+    **project: Any,
 ) -> Decorators:
     """Decorators beyond the catalogue's: configured ones, the module's own
     wrappers and bindings, and (``project_decorator``) what a name imported
     from another project module makes; ``project_task_base`` says whether
-    an imported class is a project ``Task`` subclass."""
+    an imported class is a project ``Task`` subclass; ``project`` the other
+    whole-project fields of :class:`Decorators` (``class_options``,
+    ``app_task_class``, ``module``)."""
     names = tuple(configured)
     return Decorators(
-        names, BoundDecorators(index, names, project_decorator), project_decorator, project_task_base
+        names,
+        BoundDecorators(index, names, project_decorator),
+        project_decorator,
+        project_task_base,
+        **project,
     )
 
 
@@ -717,29 +775,41 @@ def find_tasks(index: ModuleIndex, decorators: Decorators = Decorators()) -> Lis
     """
     resolver = index.resolver()
     local_functions = set(index.functions)
+    classes = TaskClasses(index, decorators)
     found: Dict[int, Task] = {}
     for function in index.functions.up_front().values():
         task = _decorated_task(
             function, function.name.value, resolver, decorators, local_functions, index.constants
         )
         if task is not None:
-            found[id(function)] = task
+            app = _function_decorator_app(function, index, decorators.module)
+            found[id(function)] = classes.given_to(task, app)
     for name, framework, options in index.registrations:
         registered = registered_function(index, name)
         if registered is not None and id(registered) not in found:
             how = "enqueued in this module" if framework == "rq" else "registered by a call in this module"
-            found[id(registered)] = Task(name, registered, framework, options, recognised=how)
+            task = Task(name, registered, framework, options, recognised=how)
+            found[id(registered)] = classes.given_to(task, None)
     for settings in index.arq_settings:
         for name, options in _arq_functions(settings, resolver):
             listed = index.functions.get(name)
             if listed is not None and id(listed) not in found:
                 how = f"listed in {settings.name.value}"
                 found[id(listed)] = Task(name, listed, "arq", options, recognised=how)
-    for owner in task_classes(index, resolver, decorators.task_base):
+    for owner in classes.all():
         run = index.methods(owner).get("run")
         if run is not None and id(run) not in found:
             how = _task_class_description(index, owner, resolver)
-            found[id(run)] = Task(owner.name.value, run, "celery", {}, owner=owner, recognised=how)
+            own = classes.options_of(owner)
+            origins = {
+                option: f"base {given.origin}"
+                for option, given in own.items()
+                if given.origin != owner.name.value
+            }
+            options = {option: given.value for option, given in own.items()}
+            found[id(run)] = Task(
+                owner.name.value, run, "celery", options, owner=owner, recognised=how, origins=origins
+            )
     for owner in index.classes.up_front().values():
         for method in index.methods(owner).values():
             if id(method) in found:
@@ -753,8 +823,161 @@ def find_tasks(index: ModuleIndex, decorators: Decorators = Decorators()) -> Lis
                 index.constants,
             )
             if task is not None:
-                found[id(method)] = task
+                found[id(method)] = classes.given_to(task, None)
     return sorted(found.values(), key=lambda t: index.order.get(id(t.function), (0, 0)))
+
+
+class TaskClasses:
+    """The module's Celery ``Task`` subclasses and the options task classes
+    give, worked out when first asked.
+
+    Celery creates a task as a subclass of its class: ``base=`` of the
+    decorator, else its app's ``Task`` (``app.Task = X``,
+    ``Celery(task_cls=X)``); the class's attributes (``acks_late = True``),
+    its own and those it inherits (the method resolution order, over the
+    project's classes), are the task's options unless the decorator sets
+    the same option itself.
+    """
+
+    def __init__(self, index: ModuleIndex, decorators: Decorators) -> None:
+        self._index = index
+        self._decorators = decorators
+        self._resolver = index.resolver()
+        self._classes: Optional[List[cst.ClassDef]] = None
+
+    def all(self) -> List[cst.ClassDef]:
+        """The module's ``Task`` subclasses (:func:`task_classes`)."""
+        if self._classes is None:
+            self._classes = task_classes(self._index, self._resolver, self._decorators.task_base)
+        return self._classes
+
+    def options_of(self, owner: cst.ClassDef) -> Dict[str, Inherited]:
+        """What a class of this module sets, through its project bases."""
+        return class_options(self._index, owner, self._decorators.class_options)
+
+    def base_options(self, expression: cst.BaseExpression) -> Optional[ClassOptions]:
+        """The options of the class a ``base=`` names, None when it is no
+        project ``Task`` subclass (``base=celery.Task`` gives none)."""
+        spelled = dotted_name(expression)
+        if spelled is None:
+            return None
+        if spelled in self._index.classes:
+            owner = self._index.classes[spelled]
+            return self.options_of(owner) if any(owner is c for c in self.all()) else None
+        if not self._resolver.is_imported(spelled.split(".")[0]):
+            return None
+        resolved = self._resolver.resolve(expression)
+        if resolved is None or not self._decorators.task_base(resolved):
+            return None
+        return self._decorators.class_options(resolved)
+
+    def app_options(self, app: Optional[str]) -> Optional[ClassOptions]:
+        """The options of the default class of the app (qualified; "" for
+        the project's only one) a task is made by."""
+        return self._decorators.app_task_class(app) if app is not None else None
+
+    def given_to(self, task: Task, app: Optional[str]) -> Task:
+        """``task`` with the options its class gives it (Celery tasks only)."""
+        if task.framework != "celery":
+            return task
+        base = task.options.get("base")
+        given = self.base_options(base) if base is not None else self.app_options(app)
+        if not given:
+            return task
+        added = {option: inherited for option, inherited in given.items() if option not in task.options}
+        if not added:
+            return task
+        options = {**task.options, **{option: inherited.value for option, inherited in added.items()}}
+        origins = {**task.origins, **{option: f"base {inherited.origin}" for option, inherited in added.items()}}
+        return replace(task, options=options, origins=origins)
+
+
+def class_options(
+    index: ModuleIndex,
+    owner: cst.ClassDef,
+    imported: Callable[[str], Optional[ClassOptions]] = _no_class_options,
+    seen: Optional[Set[int]] = None,
+) -> Dict[str, Inherited]:
+    """The task options a class sets as attributes, its own first, then
+    those of its bases in order (the module's classes, and through
+    ``imported`` those of other project modules): Celery's method
+    resolution order, approximated depth first."""
+    seen = set() if seen is None else seen
+    seen.add(id(owner))
+    found: Dict[str, Inherited] = {
+        name: Inherited(value, owner.name.value)
+        for name, value in _class_assignments(owner).items()
+        if name in catalog.TASK_CLASS_OPTIONS
+    }
+    resolver = index.resolver()
+    for base in owner.bases:
+        if base.keyword is not None:
+            continue
+        spelled = dotted_name(base.value) or ""
+        inherited: Optional[ClassOptions] = None
+        if spelled in index.classes:
+            local = index.classes[spelled]
+            if id(local) not in seen:
+                inherited = class_options(index, local, imported, seen)
+        elif resolver.is_imported(spelled.split(".")[0]):
+            qualified = resolver.resolve(base.value)
+            inherited = imported(qualified) if qualified is not None else None
+        for name, given in (inherited or {}).items():
+            found.setdefault(name, given)
+    return found
+
+
+def _class_assignments(owner: cst.ClassDef) -> Dict[str, cst.BaseExpression]:
+    """``name = value`` statements of a class body (the last one wins)."""
+    found: Dict[str, cst.BaseExpression] = {}
+    for statement in owner.body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Assign):
+                for target in small.targets:
+                    if isinstance(target.target, cst.Name):
+                        found[target.target.value] = small.value
+            elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                if isinstance(small.target, cst.Name):
+                    found[small.target.value] = small.value
+    return found
+
+
+def _function_decorator_app(function: cst.FunctionDef, index: ModuleIndex, module: str) -> Optional[str]:
+    """The app a decorated Celery task belongs to, qualified (see
+    :func:`decorator_app`), from its first decorator that names one."""
+    for decorator in function.decorators:
+        app = decorator_app(decorator.decorator, index, module)
+        if app is not None:
+            return app
+    return None
+
+
+def decorator_app(expression: cst.BaseExpression, index: ModuleIndex, module: str = "") -> Optional[str]:
+    """Which app a Celery task decorator makes tasks for: ``app.task`` ->
+    the qualified name of ``app`` (imported, or ``module.app`` for one of
+    this module: "" when ``module`` is not known), ``shared_task`` -> ""
+    (the project's only app); a module-level binding (``retrying_task =
+    shared_task(...)``) is followed once.  None: not known."""
+    resolver = index.resolver()
+    target = expression.func if isinstance(expression, cst.Call) else expression
+    if isinstance(target, cst.Name) and target.value in index.constants and not resolver.is_imported(target.value):
+        bound = index.constants[target.value]
+        target = bound.func if isinstance(bound, cst.Call) else bound
+    resolved = resolver.resolve(target)
+    if resolved in ("celery.shared_task", "celery.task"):
+        return ""
+    if not isinstance(target, cst.Attribute) or target.attr.value != "task":
+        return None
+    receiver = dotted_name(target.value)
+    if receiver is None:
+        return None
+    if resolver.is_imported(receiver.split(".")[0]):
+        return resolver.resolve(target.value)
+    if receiver in index.constants and module:
+        return f"{module}.{receiver}"
+    return None
 
 
 def registered_function(index: ModuleIndex, name: str) -> Optional[cst.FunctionDef]:

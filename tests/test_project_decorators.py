@@ -26,7 +26,7 @@ from idemlint.tasks import build_index, find_tasks, task_decorators
 PROJECTS = pathlib.Path(__file__).parent / "projects"
 FORMS = [
     "decorator_alias", "decorator_instance", "decorator_partial", "decorator_wrapper", "enqueue_forms",
-    "task_bases",
+    "task_bases", "task_class_options", "send_by_name",
 ]
 EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>IDM\d{3}(?:\s*,\s*IDM\d{3})*)")
 FINDING = re.compile(r"^(?P<path>.+?):(?P<line>\d+):\d+: (?P<code>IDM\d{3}) ")
@@ -199,7 +199,7 @@ def test_a_file_whose_only_task_text_is_a_project_decorator_is_analysed() -> Non
     app = PROJECTS / "decorator_wrapper" / "app"
     files = sorted(str(path) for path in (PROJECTS / "decorator_wrapper").rglob("*.py"))
     assert not could_hold_tasks((app / "exports.py").read_bytes())
-    candidates, problems = engine._candidates(files, DEFAULT_SETTINGS)
+    candidates, problems, _ = engine._candidates(files, DEFAULT_SETTINGS)
     chosen = [path for path, _ in candidates]
     assert problems == [] and chosen == sorted(chosen)
     assert str(app / "exports.py") in chosen and str(app / "reports.py") not in chosen

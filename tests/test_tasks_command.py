@@ -10,7 +10,7 @@ import pathlib
 import subprocess
 import sys
 import textwrap
-from typing import Any, List, Set, Tuple
+from typing import Any, Dict, List, Set, Tuple
 
 import pytest
 
@@ -21,9 +21,9 @@ from idemlint import analysis
 PROJECTS = pathlib.Path(__file__).parent / "projects"
 FIXTURE_PROJECTS = [
     "shop", "decorator_alias", "decorator_instance", "decorator_partial", "decorator_wrapper",
-    "enqueue_forms", "task_bases",
+    "enqueue_forms", "task_bases", "task_class_options", "send_by_name",
 ]
-JSON_KEYS = {"path", "line", "framework", "name", "recognised", "options"}
+JSON_KEYS = {"path", "line", "framework", "name", "recognised", "options", "origins"}
 
 
 def listed(run_cli: RunCli, *argv: str) -> List[str]:
@@ -251,3 +251,123 @@ def test_the_installed_entry_point_lists_the_same(
     monkeypatch.chdir(root)
     assert json.loads(done.stdout) == listed_json(run_cli, ".")
     assert len(json.loads(done.stdout)) == 7
+
+
+def options_by_task(run_cli: RunCli, project: str) -> Dict[str, Tuple[Dict[str, str], Dict[str, str]]]:
+    rows = listed_json(run_cli, str(PROJECTS / project))
+    return {row["name"]: (row["options"], row["origins"]) for row in rows}
+
+
+def test_a_task_gets_the_options_of_its_task_class_unless_its_decorator_sets_them(
+    run_cli: RunCli,
+) -> None:
+    tasks = options_by_task(run_cli, "task_class_options")
+    # base= through a chain of bases in another module, re-exported by the package
+    assert tasks["proj.tasks.sync"] == (
+        {
+            "acks_late": "True", "time_limit": "60", "autoretry_for": "(IOError,)",
+            "max_retries": "5", "base": "RetryingTask",
+        },
+        {
+            "acks_late": "base LateTask", "time_limit": "base LateTask",
+            "autoretry_for": "base RetryingTask", "max_retries": "base RetryingTask",
+        },
+    )
+    # the decorator wins, and is shown without an origin
+    options, origins = tasks["proj.tasks.override"]
+    assert (options["acks_late"], options["max_retries"]) == ("False", "1")
+    assert origins == {"time_limit": "base LateTask", "autoretry_for": "base RetryingTask"}
+    # a base that is no Task subclass gives nothing
+    assert tasks["proj.tasks.plain"] == ({"base": "NotATask"}, {})
+    # ``app.Task = DefaultTask`` in a module of its own
+    assert tasks["proj.tasks.default"] == (
+        {"soft_time_limit": "30", "default_retry_delay": "10"},
+        {"soft_time_limit": "base DefaultTask", "default_retry_delay": "base DefaultTask"},
+    )
+    # ``Celery(task_cls="proj.bases:SafeTask")`` for ``other``, not for ``app``
+    assert tasks["proj.tasks.on_other"][1] == {
+        "acks_late": "base SafeTask", "reject_on_worker_lost": "base SafeTask",
+    }
+    # two apps: ``@shared_task`` gets neither's class
+    assert tasks["proj.tasks.shared"] == ({}, {})
+    # a class-based task: its own attributes, and its bases' with where they come from
+    options, origins = tasks["proj.tasks.Export"]
+    assert options["soft_time_limit"] == "20" and "soft_time_limit" not in origins
+    assert origins == {
+        "acks_late": "base LateTask", "time_limit": "base LateTask",
+        "autoretry_for": "base RetryingTask", "max_retries": "base RetryingTask",
+    }
+
+
+def test_the_text_listing_says_which_class_an_option_comes_from(
+    run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(PROJECTS / "task_class_options")
+    shown = [line.replace("./", "") for line in listed(run_cli, ".")]
+    assert (
+        "proj/tasks.py:39  celery  proj.tasks.safe_sync  @app.task -> proj.app.task  "
+        "acks_late=True; reject_on_worker_lost=True (base SafeTask); base=SafeTask"
+    ) in shown
+
+
+def test_the_only_app_gives_shared_tasks_its_task_cls(run_cli: RunCli) -> None:
+    tasks = options_by_task(run_cli, "send_by_name")
+    assert tasks["svc.tasks.refresh"] == (
+        {"acks_late": "True", "reject_on_worker_lost": "True"},
+        {"acks_late": "base BaseTask", "reject_on_worker_lost": "base BaseTask"},
+    )
+
+
+def test_a_function_sent_by_its_dotted_name_is_a_task(run_cli: RunCli) -> None:
+    rows = listed_json(run_cli, str(PROJECTS / "send_by_name"))
+    names = [row["name"] for row in rows]
+    # once each; ``never_sent``, ``svc.reports.missing`` and ``send_task(name)`` make nothing
+    assert names == ["svc.reports.build_report", "svc.tasks.refresh"]
+    sent = rows[0]
+    assert (sent["framework"], sent["line"]) == ("celery", 4)
+    assert sent["recognised"] == f"sent by name in {PROJECTS / 'send_by_name' / 'svc' / 'views.py'}"
+
+
+def test_an_app_task_assigned_to_another_app_is_not_the_tasks_class(
+    run_cli: RunCli, tmp_path: pathlib.Path
+) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    write(package, "__init__.py", "")
+    write(
+        package,
+        "apps.py",
+        """        from celery import Celery, Task
+
+
+        class Late(Task):
+            acks_late = True
+            reject_on_worker_lost = True
+
+
+        main = Celery("main")
+        other = Celery("other")
+        other.Task = Late
+        """,
+    )
+    write(
+        package,
+        "tasks.py",
+        """        from pkg.apps import main, other
+
+
+        @main.task
+        def on_main():
+            pass
+
+
+        @other.task
+        def on_other():
+            pass
+        """,
+    )
+    tasks = {row["name"]: row["origins"] for row in listed_json(run_cli, str(tmp_path))}
+    assert tasks == {
+        "pkg.tasks.on_main": {},
+        "pkg.tasks.on_other": {"acks_late": "base Late", "reject_on_worker_lost": "base Late"},
+    }

@@ -1,10 +1,12 @@
 """``idemlint tasks``: the tasks the analysis sees, as text or JSON.
 
 Text: one line per task, ``path:line  framework  name  recognised-by  options``
-(options ``key=source`` joined by ``; ``), every field through
+(options ``key=source`` joined by ``; ``, followed by ``(base X)`` when
+the task's ``Task`` class gives it), every field through
 :func:`visible`.  JSON: an array of objects with the keys ``path``,
-``line``, ``framework``, ``name``, ``recognised`` and ``options`` (an
-object from option name to its source text).
+``line``, ``framework``, ``name``, ``recognised``, ``options`` (an
+object from option name to its source text) and ``origins`` (from option
+name to where it came from, for those its class gives: ``"base X"``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,13 @@ from idemlint.escape import visible
 def task_line(task: TaskInfo) -> str:
     fields = [f"{task.path}:{task.line}", task.framework, task.name, task.recognised]
     if task.options:
-        fields.append("; ".join(f"{key}={value}" for key, value in task.options))
+        origins = dict(task.origins)
+        fields.append(
+            "; ".join(
+                f"{key}={value} ({origins[key]})" if key in origins else f"{key}={value}"
+                for key, value in task.options
+            )
+        )
     return "  ".join(visible(field) for field in fields)
 
 
@@ -36,6 +44,7 @@ def render_tasks_json(tasks: List[TaskInfo]) -> str:
             "name": task.name,
             "recognised": task.recognised,
             "options": dict(task.options),
+            "origins": dict(task.origins),
         }
         for task in tasks
     ]

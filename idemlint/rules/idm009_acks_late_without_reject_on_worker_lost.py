@@ -32,9 +32,19 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
+from idemlint import catalog
 from idemlint.names import Resolver, dotted_name, literal_text
 from idemlint.rules.base import ModuleRule, Violation
-from idemlint.tasks import Decorators, ModuleIndex, classify_decorator, is_task_base, task_classes
+from idemlint.tasks import (
+    ClassOptions,
+    Decorators,
+    Inherited,
+    ModuleIndex,
+    TaskClasses,
+    classify_decorator,
+    decorator_app,
+    is_task_base,
+)
 
 # App-wide setting names (new lowercase, Django ``namespace="CELERY"``, and
 # pre-4.0) -> the reject setting to suggest in the same spelling.  Celery's
@@ -57,7 +67,7 @@ CONFIG_REJECT = frozenset(
 TASK_ACKS = "acks_late"
 TASK_REJECT = "reject_on_worker_lost"
 
-CELERY_APP_CLASSES = frozenset({"celery.Celery", "celery.app.Celery", "celery.app.base.Celery"})
+CELERY_APP_CLASSES = catalog.CELERY_APP_CLASSES
 
 _UNSET, _ON, _OFF = "unset", "on", "off"
 
@@ -156,9 +166,8 @@ class _Walker:
         # name the project's own (asking would parse every module called).
         self.statement_decorators = replace(task_decorators, project=Decorators().project)
         self.resolver: Resolver = index.resolver()
-        self.task_classes = {
-            id(c) for c in task_classes(index, self.resolver, task_decorators.task_base)
-        }
+        self.classes = TaskClasses(index, task_decorators)
+        self.task_classes = {id(c) for c in self.classes.all()}
         self.class_places: Dict[str, _Place] = {}
         self.class_is_task: Dict[str, bool] = {}
         self.places: List[_Place] = []
@@ -315,8 +324,36 @@ class _Walker:
         if classified is None or classified[0] not in ("celery", "custom"):
             return
         subject = f" on task `{label}`" if label else f" in `{dotted_name(call.func)}(...)`"
-        place = self.place(app, subject=subject)
+        written = {arg.keyword.value for arg in call.args if arg.keyword is not None}
+        given = {
+            option: value for option, value in classified[1].items() if option not in written
+        }  # by a decorator bound once (reported where it is bound)
+        inherited = self.inherited_place(given, self.class_options_of(call, classified[1]))
+        place = self.place(*inherited, app, subject=subject)
         self.task_arguments(call.args, place)
+
+    def class_options_of(
+        self, call: cst.Call, options: Dict[str, cst.BaseExpression]
+    ) -> Optional[ClassOptions]:
+        """What the task's ``Task`` class gives (``base=``, else its app's class)."""
+        base = options.get("base")
+        if base is not None:
+            return self.classes.base_options(base)
+        return self.classes.app_options(decorator_app(call, self.index, self.task_decorators.module))
+
+    def inherited_place(
+        self, given: Dict[str, cst.BaseExpression], inherited: Optional[ClassOptions]
+    ) -> List[_Place]:
+        """A place holding the reject setting a task inherits from a bound
+        decorator or its class (either reported where it is written), if any."""
+        value = given.get(TASK_REJECT)
+        if value is None and inherited is not None and TASK_REJECT in inherited:
+            value = inherited[TASK_REJECT].value
+        if value is None:
+            return []
+        place = self.place()
+        place.set_reject(_reject_state(value))
+        return [place]
 
     def task_arguments(self, args: Sequence[cst.Arg], place: _Place) -> None:
         for arg in args:
@@ -361,10 +398,23 @@ class _Walker:
             or any(is_task_base(base.value, self.resolver) for base in node.bases)
         )
         name = node.name.value
-        place = self.place(*local_bases, app, subject=f" in class `{name}`")
+        imported = self.inherited_place({}, self.imported_bases_options(node))
+        place = self.place(*local_bases, *imported, app, subject=f" in class `{name}`")
         self.class_places[name] = place
         self.class_is_task[name] = is_task
         self.class_body(node.body.body, place, app, is_task)
+
+    def imported_bases_options(self, node: cst.ClassDef) -> Optional[ClassOptions]:
+        """What the class's bases imported from other project modules set."""
+        found: Dict[str, Inherited] = {}
+        for base in node.bases:
+            spelled = dotted_name(base.value) or ""
+            if base.keyword is not None or not self.resolver.is_imported(spelled.split(".")[0]):
+                continue
+            qualified = self.resolver.resolve(base.value)
+            for option, given in (self.task_decorators.class_options(qualified or "") or {}).items():
+                found.setdefault(option, given)
+        return found
 
     def class_body(
         self, statements: Sequence[cst.CSTNode], place: _Place, app: _Place, is_task: bool

@@ -1,0 +1,1 @@
+from .celery import app

@@ -1,0 +1,2 @@
+from .bases import NotATask, RetryingTask, SafeTask
+from .celery import app

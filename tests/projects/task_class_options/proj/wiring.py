@@ -1,0 +1,4 @@
+from proj.bases import DefaultTask
+from proj.celery import app
+
+app.Task = DefaultTask
