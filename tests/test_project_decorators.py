@@ -333,3 +333,49 @@ def test_a_cycle_of_re_exports_and_a_long_alias_chain_make_no_task_and_no_error(
         line for line in out.splitlines() if " IDM0" in line
     ]
     assert len(out.splitlines()) == 1
+
+
+def test_idm009_reads_the_reject_setting_a_task_inherits(run_cli: RunCli, tmp_path: pathlib.Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "bases.py").write_text(
+        "from celery import Task\n\n\nclass Safe(Task):\n    reject_on_worker_lost = True\n"
+    )
+    (package / "tasks.py").write_text(
+        textwrap.dedent(
+            """\
+            from celery import shared_task
+
+            from pkg.bases import Safe
+
+            retrying = shared_task(reject_on_worker_lost=True)
+
+
+            class Export(Safe):
+                acks_late = True
+
+                def run(self):
+                    pass
+
+
+            @shared_task(base=Safe, acks_late=True)
+            def inherits():
+                pass
+
+
+            @retrying(acks_late=True)
+            def bound():
+                pass
+
+
+            @shared_task(base=Safe, acks_late=True, reject_on_worker_lost=False)
+            def overrides():
+                pass
+            """
+        )
+    )
+    status, out, err = run_cli("check", "--no-cache", "--select", "IDM009", str(tmp_path))
+    assert (status, err) == (1, "")
+    assert reported(out) == [(str(package / "tasks.py"), 25, "IDM009")]
+    assert "with `reject_on_worker_lost=False`" in out

@@ -21,8 +21,13 @@ place (or a place it inherits from) turns ``reject_on_worker_lost`` on:
   configuration class (``task_acks_late = True``); it inherits from its base
   classes in the module, then from the module's app-wide configuration.
 - a task decorator or registration call (``@app.task(acks_late=True)``,
-  ``app.task(f, acks_late=True)``); it inherits from the app-wide
-  configuration of its module, exactly as Celery's ``Task.from_config`` does.
+  ``app.task(f, acks_late=True)``); it inherits first what a decorator
+  bound once sets (``retrying_task = shared_task(reject_on_worker_lost=True)``)
+  or else the task's ``Task`` class (``base=``, the app's ``app.Task = X`` /
+  ``task_cls``, with that class's project bases in any module), then the
+  app-wide configuration of its module, exactly as Celery's
+  ``Task.from_config`` does.  What a binding or a class sets is reported
+  once, where it is written, never once per task.
 """
 
 from __future__ import annotations
@@ -486,8 +491,11 @@ class AcksLateWithoutRejectOnWorkerLost(ModuleRule):
         "`Celery(...)` keyword arguments are one place per module (or per function "
         "body, for an app factory); a task decorator or `app.task(f, ...)` call and a "
         "`Task` subclass body are places of their own, which inherit the reject "
-        "setting from the module's app-wide configuration (and a class from its base "
-        "classes in the module) when they do not set it themselves. An explicit "
+        "setting from the module's app-wide configuration (a class from its base "
+        "classes first, in any project module; a task from its `Task` class first: "
+        "`base=`, `app.Task = X`, `Celery(task_cls=X)`) when they do not set it "
+        "themselves. Late acks a class sets are reported once, on the class "
+        "attribute, not once per task that inherits them. An explicit "
         "`reject_on_worker_lost=False` is a finding."
     )
     why = (
