@@ -428,10 +428,11 @@ def _task_classes_set(loaded: LoadedModule) -> List[Tuple[str, Optional[str]]]:
     index = loaded.index
     resolver = index.resolver()
     found: List[Tuple[str, Optional[str]]] = []
-    for spelled, value in index.task_class_settings:
-        first = spelled.split(".")[0]
+    for receiver, value in index.task_class_settings:
+        spelled = dotted_name(receiver)
+        first = (spelled or "").split(".")[0]
         if resolver.is_imported(first):
-            app = resolver.resolve(cst.parse_expression(spelled))
+            app = resolver.resolve(receiver)
         else:
             app = f"{loaded.name}.{spelled}" if first in index.constants else None
         if app is not None:
@@ -451,7 +452,8 @@ def _class_named(expression: cst.BaseExpression, loaded: LoadedModule) -> Option
         return None
     if spelled in loaded.index.classes:
         return f"{loaded.name}.{spelled}"
-    return loaded.index.resolver().resolve(expression) if loaded.index.resolver().is_imported(spelled.split(".")[0]) else None
+    resolver = loaded.index.resolver()
+    return resolver.resolve(expression) if resolver.is_imported(spelled.split(".")[0]) else None
 
 
 def decode(source: bytes, path: str) -> Union[str, FileProblem]:

@@ -177,9 +177,11 @@ class ModuleIndex:
     # Classes of the module registered as tasks (``app.register_task(Sync())``).
     registered_classes: List[str] = field(default_factory=list)
     # Dotted task names handed to Celery's ``send_task`` here, and the
-    # module-level ``app.Task = X`` statements (the app as spelled, the class).
+    # module-level ``app.Task = X`` statements (the app, the class).
     sent_by_name: List[str] = field(default_factory=list)
-    task_class_settings: List[Tuple[str, cst.BaseExpression]] = field(default_factory=list)
+    task_class_settings: List[Tuple[cst.BaseExpression, cst.BaseExpression]] = field(
+        default_factory=list
+    )
     # id(function) -> definition order (the top-level statement's place in the
     # module, then a running count), since libcst nodes carry no positions.
     order: Dict[int, Tuple[int, int]] = field(default_factory=dict)
@@ -317,9 +319,7 @@ def _index_small_statement(
             if isinstance(target.target, cst.Name):
                 index.constants[target.target.value] = small.value
             elif isinstance(target.target, cst.Attribute) and target.target.attr.value == "Task":
-                app = dotted_name(target.target.value)
-                if app is not None:
-                    index.task_class_settings.append((app, small.value))
+                index.task_class_settings.append((target.target.value, small.value))
     elif isinstance(small, cst.AnnAssign) and small.value is not None:
         if isinstance(small.target, cst.Name):
             index.constants[small.target.value] = small.value

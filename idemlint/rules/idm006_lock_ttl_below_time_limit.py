@@ -163,7 +163,8 @@ def _time_limit(task: Task, values: "_Values", resolver: Resolver) -> Optional[_
                 found.append((value, option, "class attribute"))
     for option, value in task.options.items():
         if option in units:
-            found.append((value, option, "option"))
+            # An option the task's ``Task`` class gives (``base=``) is set on its class.
+            found.append((value, option, "class attribute" if option in task.origins else "option"))
     best: Optional[_Limit] = None
     for expression, option, source in found:
         number = values.evaluate(expression, None, resolver)
