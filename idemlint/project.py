@@ -36,6 +36,7 @@ from idemlint.tasks import (
     ModuleIndex,
     Task,
     build_index,
+    class_assignments,
     class_options,
     enqueue_wrappers,
     find_tasks,
@@ -411,16 +412,36 @@ class Project:
 
 
 def _apps_created(loaded: LoadedModule) -> Dict[str, Optional[str]]:
-    """The module's module-level ``app = Celery(...)``, each with its
-    ``task_cls`` (qualified) when it is given one."""
+    """The module's module-level ``app = Celery(...)`` (or an instance of
+    the module's own ``Celery`` subclass), each with its ``task_cls``
+    (qualified) when it is given one: by keyword, else as the subclass's
+    class attribute (``class ProjectCelery(Celery): task_cls = BaseTask``)."""
     index = loaded.index
     resolver = index.resolver()
     apps: Dict[str, Optional[str]] = {}
     for name, value in index.constants.items():
-        if isinstance(value, cst.Call) and resolver.resolve(value.func) in catalog.CELERY_APP_CLASSES:
-            given = argument(value, None, "task_cls")
-            apps[f"{loaded.name}.{name}"] = _class_named(given, loaded) if given is not None else None
+        if not isinstance(value, cst.Call):
+            continue
+        given = argument(value, None, "task_cls")
+        if resolver.resolve(value.func) not in catalog.CELERY_APP_CLASSES:
+            subclass = _celery_subclass(value.func, index)
+            if subclass is None:
+                continue
+            given = given or class_assignments(subclass).get("task_cls")
+        apps[f"{loaded.name}.{name}"] = _class_named(given, loaded) if given is not None else None
     return apps
+
+
+def _celery_subclass(expression: cst.BaseExpression, index: ModuleIndex) -> Optional[cst.ClassDef]:
+    """The module's class ``expression`` names when it subclasses ``Celery``."""
+    spelled = dotted_name(expression)
+    if spelled is None or spelled not in index.classes:
+        return None
+    owner = index.classes[spelled]
+    resolver = index.resolver()
+    if any(resolver.resolve(base.value) in catalog.CELERY_APP_CLASSES for base in owner.bases):
+        return owner
+    return None
 
 
 def _task_classes_set(loaded: LoadedModule) -> List[Tuple[str, Optional[str]]]:

@@ -906,7 +906,7 @@ def class_options(
     seen.add(id(owner))
     found: Dict[str, Inherited] = {
         name: Inherited(value, owner.name.value)
-        for name, value in _class_assignments(owner).items()
+        for name, value in class_assignments(owner).items()
         if name in catalog.TASK_CLASS_OPTIONS
     }
     resolver = index.resolver()
@@ -927,7 +927,7 @@ def class_options(
     return found
 
 
-def _class_assignments(owner: cst.ClassDef) -> Dict[str, cst.BaseExpression]:
+def class_assignments(owner: cst.ClassDef) -> Dict[str, cst.BaseExpression]:
     """``name = value`` statements of a class body (the last one wins)."""
     found: Dict[str, cst.BaseExpression] = {}
     for statement in owner.body.body:

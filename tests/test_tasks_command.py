@@ -328,7 +328,7 @@ def test_a_function_sent_by_its_dotted_name_is_a_task(run_cli: RunCli) -> None:
     assert sent["recognised"] == f"sent by name in {PROJECTS / 'send_by_name' / 'svc' / 'views.py'}"
 
 
-def test_an_app_task_assigned_to_another_app_is_not_the_tasks_class(
+def test_an_apps_task_class_is_its_own_not_another_apps(
     run_cli: RunCli, tmp_path: pathlib.Path
 ) -> None:
     package = tmp_path / "pkg"
@@ -345,15 +345,20 @@ def test_an_app_task_assigned_to_another_app_is_not_the_tasks_class(
             reject_on_worker_lost = True
 
 
+        class ProjectCelery(Celery):
+            task_cls = "pkg.apps:Late"
+
+
         main = Celery("main")
         other = Celery("other")
         other.Task = Late
+        own = ProjectCelery("own")
         """,
     )
     write(
         package,
         "tasks.py",
-        """        from pkg.apps import main, other
+        """        from pkg.apps import main, other, own
 
 
         @main.task
@@ -364,10 +369,13 @@ def test_an_app_task_assigned_to_another_app_is_not_the_tasks_class(
         @other.task
         def on_other():
             pass
+
+
+        @own.task
+        def on_own():
+            pass
         """,
     )
     tasks = {row["name"]: row["origins"] for row in listed_json(run_cli, str(tmp_path))}
-    assert tasks == {
-        "pkg.tasks.on_main": {},
-        "pkg.tasks.on_other": {"acks_late": "base Late", "reject_on_worker_lost": "base Late"},
-    }
+    late = {"acks_late": "base Late", "reject_on_worker_lost": "base Late"}
+    assert tasks == {"pkg.tasks.on_main": {}, "pkg.tasks.on_other": late, "pkg.tasks.on_own": late}
