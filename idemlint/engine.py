@@ -269,7 +269,10 @@ def _cached_or_analysed(
     from idemlint.cache import content_hash
 
     known = _Known(candidates, files.files)
-    keys = [cache.key(path, content_hash(raw)) if cache else "" for path, raw in candidates]
+    # Which files may configure an app is part of every key: a file that
+    # starts to (``app.Task = X`` added) was no dependency of any analysis.
+    apps = "\0".join(files.app_files)
+    keys = [cache.key(path, f"{content_hash(raw)}\0{apps}") if cache else "" for path, raw in candidates]
     results: List[Optional[_FileResult]] = [
         _cached(cache, key, path, known) if cache else None
         for key, (path, _) in zip(keys, candidates)

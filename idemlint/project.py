@@ -107,7 +107,7 @@ class Project:
         self._class_options: Dict[str, Tuple[Optional[ClassOptions], List[Lookup]]] = {}
         # Each app (qualified) and its task class (qualified; None: Celery's own).
         self._apps: Optional[Tuple[Dict[str, Optional[str]], List[Lookup]]] = None
-        self._tasks_found: Dict[str, Set[int]] = {}
+        self._tasks_found: Dict[str, Tuple[Set[int], List[Lookup]]] = {}
 
     def load(self, name: str) -> Optional[LoadedModule]:
         """The module ``name`` (None when it is not in the project, or cannot
@@ -325,13 +325,19 @@ class Project:
         return sent
 
     def _tasks_in(self, home: LoadedModule) -> Set[int]:
-        """The functions detection finds as tasks in a module (ids), once per module."""
-        if home.name not in self._tasks_found:
-            decorators = task_decorators(
-                home.index, self._task_decorators, self.task_decorator, self.is_task_base
-            )
-            self._tasks_found[home.name] = {id(task.function) for task in find_tasks(home.index, decorators)}
-        return self._tasks_found[home.name]
+        """The functions detection finds as tasks in a module (ids), found
+        once per module; what finding them looked up is recorded every time."""
+        if home.name in self._tasks_found:
+            found, lookups = self._tasks_found[home.name]
+            self.lookups += lookups
+            return found
+        start = len(self.lookups)
+        decorators = task_decorators(
+            home.index, self._task_decorators, self.task_decorator, self.is_task_base
+        )
+        found = {id(task.function) for task in find_tasks(home.index, decorators)}
+        self._tasks_found[home.name] = (found, self.lookups[start:])
+        return found
 
     def enqueue_wrapper(self, qualified: str) -> Optional[Handing]:
         """Where a project function that hands one of its parameters to RQ

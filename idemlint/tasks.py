@@ -13,7 +13,6 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import (
     AbstractSet,
-    Any,
     Callable,
     Dict,
     Iterable,
@@ -39,11 +38,11 @@ class Task:
     """A task entry point.
 
     ``options`` holds the keyword arguments of the decorator or registration
-    call (``bind``, ``acks_late``, ``time_limit``...).  ``owner`` is the class
-    of a class-based task, whose ``run`` method is ``function``.
-    ``options`` also holds what a Celery task gets from its ``Task``
-    class (:func:`class_options`), unless the decorator sets it, with
-    ``origins`` saying which class wrote each.
+    call (``bind``, ``acks_late``, ``time_limit``...) and what a Celery task
+    gets from its ``Task`` class (:class:`TaskClasses`) unless the decorator
+    sets it, with ``origins`` naming the class that writes each of those.
+    ``owner`` is the class of a class-based task, whose ``run`` method is
+    ``function``.
     ``recognised`` says how detection found it and ``schedule`` is the
     schedule a periodic task's decorator is given positionally (huey's
     ``periodic_task(crontab(...))``): both for ``idemlint tasks``, never
@@ -750,21 +749,25 @@ def task_decorators(
     configured: Sequence[str] = (),
     project_decorator: Callable[[str], Optional[Made]] = _no_project_decorator,
     project_task_base: Callable[[str], bool] = _no_task_base,
-    **project: Any,
+    *,
+    class_options: Callable[[str], Optional[ClassOptions]] = _no_class_options,
+    app_task_class: Callable[[str], Optional[ClassOptions]] = _no_app_task_class,
+    module: str = "",
 ) -> Decorators:
     """Decorators beyond the catalogue's: configured ones, the module's own
     wrappers and bindings, and (``project_decorator``) what a name imported
     from another project module makes; ``project_task_base`` says whether
-    an imported class is a project ``Task`` subclass; ``project`` the other
-    whole-project fields of :class:`Decorators` (``class_options``,
-    ``app_task_class``, ``module``)."""
+    an imported class is a project ``Task`` subclass; the keywords are the
+    whole-project fields of :class:`Decorators` of the same names."""
     names = tuple(configured)
     return Decorators(
         names,
         BoundDecorators(index, names, project_decorator),
         project_decorator,
         project_task_base,
-        **project,
+        class_options,
+        app_task_class,
+        module,
     )
 
 

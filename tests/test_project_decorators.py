@@ -379,3 +379,25 @@ def test_idm009_reads_the_reject_setting_a_task_inherits(run_cli: RunCli, tmp_pa
     assert (status, err) == (1, "")
     assert reported(out) == [(str(package / "tasks.py"), 25, "IDM009")]
     assert "with `reject_on_worker_lost=False`" in out
+
+
+def test_a_module_that_starts_setting_the_apps_task_class_checks_its_tasks_again(
+    tmp_path: pathlib.Path, run_cli: RunCli
+) -> None:
+    package = tmp_path / "proj"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "app.py").write_text("from celery import Celery\n\napp = Celery('proj')\n")
+    (package / "bases.py").write_text(
+        "from celery import Task\n\n\nclass Safe(Task):\n    reject_on_worker_lost = True\n"
+    )
+    (package / "jobs.py").write_text(
+        "from proj.app import app\n\n\n@app.task(acks_late=True)\ndef sync():\n    pass\n"
+    )
+    cache = ["--cache-dir", str(tmp_path / DIRECTORY_NAME), "--select", "IDM009"]
+    status, out, _ = run_cli("check", *cache, str(package))
+    assert (status, reported(out)) == (1, [(str(package / "jobs.py"), 4, "IDM009")])
+    (package / "wiring.py").write_text("from proj.app import app\nfrom proj.bases import Safe\n\napp.Task = Safe\n")
+    assert run_cli("check", *cache, str(package))[0] == 0
+    (package / "wiring.py").write_text("from proj.app import app\n")
+    assert run_cli("check", *cache, str(package))[0] == 1
