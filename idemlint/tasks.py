@@ -799,6 +799,12 @@ def find_tasks(index: ModuleIndex, decorators: Decorators = Decorators()) -> Lis
             if listed is not None and id(listed) not in found:
                 how = f"listed in {settings.name.value}"
                 found[id(listed)] = Task(name, listed, "arq", options, recognised=how)
+    # A task made inside a function sorts where that function is.
+    order = dict(index.order)
+    for task, enclosing in _tasks_made_in_bodies(index, resolver, decorators, local_functions):
+        if id(task.function) not in found:
+            found[id(task.function)] = classes.given_to(task, None)
+            order.setdefault(id(task.function), (*index.order.get(id(enclosing), (0, 0))[:1], len(order)))
     for owner in classes.all():
         run = index.methods(owner).get("run")
         if run is not None and id(run) not in found:
@@ -827,7 +833,152 @@ def find_tasks(index: ModuleIndex, decorators: Decorators = Decorators()) -> Lis
             )
             if task is not None:
                 found[id(method)] = classes.given_to(task, None)
-    return sorted(found.values(), key=lambda t: index.order.get(id(t.function), (0, 0)))
+    return sorted(found.values(), key=lambda t: order.get(id(t.function), (0, 0)))
+
+
+def _tasks_made_in_bodies(
+    index: ModuleIndex,
+    resolver: Resolver,
+    decorators: Decorators,
+    local_functions: AbstractSet[str],
+) -> Iterator[Tuple[Task, cst.FunctionDef]]:
+    """Tasks a module function or method makes when it runs: a function it
+    defines, decorated (``@app.task`` on a nested ``def``) or registered
+    (``cls.run = app.task(bind=True)(execute)`` in ``__init_subclass__``),
+    and a module function it registers (``app.task(name=...)(sync)``).
+
+    A function that calls a parameter of a function around it (``def
+    _wrapped(*a): return func(*a)`` inside ``def wrapped(func)``) is the
+    inside of the project's own task decorator, not a task: what it runs
+    is decided by whoever uses that decorator.
+    """
+    for owner, function in _functions_with_owner(index):
+        if _wrapped_framework(function, resolver, decorators, local_functions) is None and not any(
+            _decorated_inside(function)
+        ):
+            continue  # the common case, decided by one shallow scan
+        prefix = f"{owner.name.value}.{function.name.value}" if owner else function.name.value
+        # A method's ``self`` or ``cls`` is no function being wrapped.
+        receiver = _positional_names(function)[:1] if owner is not None else []
+        made = _made_inside(function, f"{prefix}.<locals>", index, resolver, decorators, local_functions, receiver)
+        yield from ((task, function) for task in made)
+
+
+def _functions_with_owner(
+    index: ModuleIndex,
+) -> Iterator[Tuple[Optional[cst.ClassDef], cst.FunctionDef]]:
+    for function in index.functions.up_front().values():
+        yield None, function
+    for owner in index.classes.up_front().values():
+        for member in owner.body.body:
+            if isinstance(member, cst.FunctionDef):
+                yield owner, member
+
+
+def _decorated_inside(function: cst.FunctionDef) -> Iterator[cst.FunctionDef]:
+    """The decorated functions defined (at any depth) inside ``function``."""
+    for inner in _defined_inside(function):
+        if inner.decorators:
+            yield inner
+
+
+def _defined_inside(function: cst.FunctionDef) -> Iterator[cst.FunctionDef]:
+    for statement in _statements_inside(function.body.body):
+        if isinstance(statement, cst.FunctionDef):
+            yield statement
+            yield from _defined_inside(statement)
+
+
+def _statements_inside(statements: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
+    """The statements of a body and of its blocks, not of the functions defined in it."""
+    for statement in statements:
+        yield statement
+        if not isinstance(statement, cst.FunctionDef):
+            for block in _nested_blocks(statement):
+                yield from _statements_inside(block)
+
+
+def _made_inside(
+    function: cst.FunctionDef,
+    prefix: str,
+    index: ModuleIndex,
+    resolver: Resolver,
+    decorators: Decorators,
+    local_functions: AbstractSet[str],
+    not_wrapped: Sequence[str] = (),
+    enclosing_parameters: AbstractSet[str] = frozenset(),
+) -> Iterator[Task]:
+    parameters = enclosing_parameters | (_parameter_names(function) - set(not_wrapped))
+    inner = {d.name.value: d for d in _statements_inside(function.body.body) if isinstance(d, cst.FunctionDef)}
+    for name, defined in inner.items():
+        wraps_a_parameter = _calls_one_of(defined, parameters)
+        if not wraps_a_parameter:
+            task = _decorated_task(defined, f"{prefix}.{name}", resolver, decorators, local_functions, {})
+            if task is not None:
+                yield task
+        yield from _made_inside(
+            defined, f"{prefix}.{name}.<locals>", index, resolver, decorators, local_functions, (),
+            parameters,
+        )
+    for call in _own_calls(function):
+        registered = _registration(call, resolver, decorators, local_functions)
+        if registered is None:
+            continue
+        name, made = registered
+        if name in inner and not _calls_one_of(inner[name], parameters):
+            how = "registered by a call in " + prefix.rpartition(".<locals>")[0]
+            yield Task(f"{prefix}.{name}", inner[name], made[0], made[1], recognised=how)
+        elif name not in inner and name not in parameters and name in index.functions:
+            module_function = index.functions.get(name)
+            if module_function is not None:
+                how = "registered by a call in " + prefix.rpartition(".<locals>")[0]
+                yield Task(name, module_function, made[0], made[1], recognised=how)
+
+
+def _registration(
+    call: cst.Call, resolver: Resolver, decorators: Decorators, local_functions: AbstractSet[str]
+) -> Optional[Tuple[str, Made]]:
+    """``app.task(f)`` or ``app.task(**options)(f)``: the name registered and what it makes."""
+    if not call.args:
+        return None
+    first = call.args[0]
+    if first.keyword is not None or first.star or not isinstance(first.value, cst.Name):
+        return None
+    made = classify_decorator(call.func, resolver, decorators, local_functions)
+    if made is None:
+        return None
+    options = made[1] if isinstance(call.func, cst.Call) else {**made[1], **_keywords(call)}
+    return first.value.value, (made[0], options)
+
+
+def _own_calls(function: cst.FunctionDef) -> Iterator[cst.Call]:
+    """The calls :func:`_calls_in_statements` finds in the function's own
+    statements, not in the functions defined inside it."""
+    for statement in _statements_inside(function.body.body):
+        if isinstance(statement, cst.SimpleStatementLine):
+            yield from _calls_in_statements([statement])
+
+
+def _positional_names(function: cst.FunctionDef) -> List[str]:
+    params = function.params
+    return [p.name.value for p in (*params.posonly_params, *params.params)]
+
+
+def _parameter_names(function: cst.FunctionDef) -> Set[str]:
+    params = function.params
+    names = {*_positional_names(function), *(p.name.value for p in params.kwonly_params)}
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            names.add(star.name.value)
+    return names
+
+
+def _calls_one_of(function: cst.FunctionDef, names: AbstractSet[str]) -> bool:
+    """Whether the function calls one of ``names`` by its bare name."""
+    return any(
+        isinstance(call.func, cst.Name) and call.func.value in names
+        for call in _calls_in_statements(function.body.body)
+    )
 
 
 class TaskClasses:

@@ -26,7 +26,7 @@ from idemlint.tasks import build_index, find_tasks, task_decorators
 PROJECTS = pathlib.Path(__file__).parent / "projects"
 FORMS = [
     "decorator_alias", "decorator_instance", "decorator_partial", "decorator_wrapper", "enqueue_forms",
-    "task_bases", "task_class_options", "send_by_name",
+    "task_bases", "task_class_options", "send_by_name", "tasks_in_bodies",
 ]
 EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>IDM\d{3}(?:\s*,\s*IDM\d{3})*)")
 FINDING = re.compile(r"^(?P<path>.+?):(?P<line>\d+):\d+: (?P<code>IDM\d{3}) ")
@@ -401,3 +401,77 @@ def test_a_module_that_starts_setting_the_apps_task_class_checks_its_tasks_again
     assert run_cli("check", *cache, str(package))[0] == 0
     (package / "wiring.py").write_text("from proj.app import app\n")
     assert run_cli("check", *cache, str(package))[0] == 1
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        (  # a method registering a function it defines; ``cls()`` is no wrapped function
+            """
+            from celery import shared_task
+            class View:
+                def __init_subclass__(cls):
+                    def run(self, pk):
+                        return cls()
+                    cls.run = shared_task(bind=True)(run)
+            """,
+            [("View.__init_subclass__.<locals>.run", "celery", ["bind"], True)],
+        ),
+        (  # a function registering a module function by a call
+            """
+            from celery import shared_task
+            def sync(pk): pass
+            def register():
+                return shared_task(name="sync")(sync)
+            """,
+            [("sync", "celery", ["name"], False)],
+        ),
+        (  # a factory decorating a nested def, inside an ``if``
+            """
+            from celery import shared_task
+            def make(flag):
+                if flag:
+                    @shared_task(acks_late=True)
+                    def sync(pk): pass
+                    return sync
+            """,
+            [("make.<locals>.sync", "celery", ["acks_late"], False)],
+        ),
+        (  # the inside of a decorator: it calls the function it wraps
+            """
+            from celery import shared_task
+            def instrumented(name):
+                def wrapped(func):
+                    def inner(*args):
+                        return func(*args)
+                    return shared_task(name=name)(inner)
+                return wrapped
+            """,
+            [],
+        ),
+        (  # a parameter registered: a wrapper, not a task
+            """
+            from celery import shared_task
+            def register(func):
+                return shared_task(func)
+            """,
+            [],
+        ),
+        (  # a nested def under a decorator that makes no task, and a call that registers nothing
+            """
+            import functools
+            from celery import shared_task
+            def logged(func):
+                @functools.wraps(func)
+                def inner(*args):
+                    return func(*args)
+                helper = shared_task
+                print(len)
+                return inner
+            """,
+            [],
+        ),
+    ],
+)
+def test_tasks_made_inside_functions(source: str, expected: List[Tuple[str, str, List[str], bool]]) -> None:
+    assert task_options(source) == expected

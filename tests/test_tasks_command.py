@@ -21,7 +21,7 @@ from idemlint import analysis
 PROJECTS = pathlib.Path(__file__).parent / "projects"
 FIXTURE_PROJECTS = [
     "shop", "decorator_alias", "decorator_instance", "decorator_partial", "decorator_wrapper",
-    "enqueue_forms", "task_bases", "task_class_options", "send_by_name",
+    "enqueue_forms", "task_bases", "task_class_options", "send_by_name", "tasks_in_bodies",
 ]
 JSON_KEYS = {"path", "line", "framework", "name", "recognised", "options", "origins"}
 
@@ -94,6 +94,17 @@ def listed_json(run_cli: RunCli, *argv: str) -> List[Any]:
             [
                 "proj/jobs.py:7  celery  proj.jobs.Sync  Task subclass of proj.Base",
                 "proj/jobs.py:12  celery  proj.jobs.Registered  registered with register_task",
+            ],
+        ),
+        (
+            "tasks_in_bodies",
+            [
+                "proj/decorators.py:35  celery  proj.decorators.sync  @instrumented",
+                "proj/views.py:6  celery  proj.views.push  registered by a call in AsyncView.__init_subclass__",
+                "proj/views.py:12  celery  proj.views.AsyncView.__init_subclass__.<locals>.execute  "
+                "registered by a call in AsyncView.__init_subclass__  bind=True",
+                "proj/views.py:23  celery  proj.views.make_export_task.<locals>.export  "
+                "@app.task -> proj.celery_app.app.task",
             ],
         ),
     ],
