@@ -20,7 +20,12 @@ started from the application's parent directory:
   pyflakes as this interpreter, and not idemlint;
 - ``flake8 + idemlint``: the same from a second such environment where this
   checkout's idemlint is installed (again on every run), so the plugin is
-  the only difference.
+  the only difference;
+- with ``--against IDEMLINT`` (the ``idemlint`` executable of another
+  checkout, e.g. the commit a change started from, installed in its own
+  virtual environment): ``against cold`` and ``against warm``, that
+  executable's cold and warm runs, and the ratios of this checkout's times
+  to them, so a change is compared with its starting point in the same run.
 
 The commands alternate: round after round, each command once, so that a
 noisy neighbour slows all of them alike; the table gives the median of the
@@ -127,12 +132,22 @@ def _environment(directory: str, packages: Sequence[str]) -> str:
     return flake8
 
 
-def commands(
-    package: str, config: str, warm_cache: str, flake8s: Tuple[str, str], task_file: str
-) -> List[Command]:
-    flake8_only, flake8_with_plugin = flake8s
+@dataclass(frozen=True)
+class Plan:
+    """What one application's rounds run, besides the application itself."""
+
+    config: str
+    warm_cache: str
+    flake8s: Tuple[str, str]
+    task_file: str
+    against: Optional[str] = None  # another checkout's idemlint executable
+
+
+def commands(package: str, plan: Plan) -> List[Command]:
+    flake8_only, flake8_with_plugin = plan.flake8s
+    config, warm_cache, task_file = plan.config, plan.warm_cache, plan.task_file
     idemlint = (bin_path("idemlint"), "check", "--exit-zero", "--config", config)
-    return [
+    planned = [
         Command("read", (sys.executable, "-c", READ_EVERY_FILE, package)),
         Command("idemlint cold", (*idemlint, "--no-cache", package)),
         Command("idemlint warm", (*idemlint, "--cache-dir", warm_cache, package)),
@@ -145,6 +160,14 @@ def commands(
         Command("flake8", (flake8_only, "-j", "2", "--exit-zero", package)),
         Command("flake8 + idemlint", (flake8_with_plugin, "-j", "2", "--exit-zero", package)),
     ]
+    if plan.against is not None:
+        against = (plan.against, "check", "--exit-zero", "--config", config)
+        planned += [
+            Command("against cold", (*against, "--no-cache", package)),
+            # Its own cache: the two versions' entries must not meet.
+            Command("against warm", (*against, "--cache-dir", f"{warm_cache}-against", package)),
+        ]
+    return planned
 
 
 def run(command: Command, cwd: str) -> Sample:
@@ -211,7 +234,13 @@ def count_findings(command: Command, cwd: str) -> int:
     return len(completed.stdout.splitlines())
 
 
-def measure(cache: str, application: Application, rounds: int, flake8s: Tuple[str, str]) -> Measured:
+def measure(
+    cache: str,
+    application: Application,
+    rounds: int,
+    flake8s: Tuple[str, str],
+    against: Optional[str] = None,
+) -> Measured:
     root = os.path.join(cache, application.label)
     unpack(download(cache, application), root)
     package_dir = package_directory(root, application.package)
@@ -219,9 +248,11 @@ def measure(cache: str, application: Application, rounds: int, flake8s: Tuple[st
     config = neutral_config(cache)
     warm_cache = os.path.join(cache, "idemlint-cache", application.label)
     task_file = busiest_task_file(package_dir)
-    planned = commands(package, config, warm_cache, flake8s, task_file)
+    planned = commands(package, Plan(config, warm_cache, flake8s, task_file, against))
     findings = count_findings(planned[1], cwd)
-    run(planned[2], cwd)  # fills the cache the warm runs read
+    for command in planned:
+        if command.label.endswith(" warm"):
+            run(command, cwd)  # fills the cache its warm runs read
     samples: Dict[str, List[Sample]] = {command.label: [] for command in planned}
     for round_number in range(rounds):
         for command in planned:
@@ -248,15 +279,22 @@ def table(results: Sequence[Measured]) -> str:
     ]
     for label in results[0].medians:
         rows.append([f"`{label}`", *(f"{r.medians[label]:.2f} s" for r in results)])
-    ratios = (
+    ratios: Tuple[Tuple[str, str, str], ...] = (
         ("idemlint cold / ruff (target <= 2)", "idemlint cold", "ruff"),
         ("idemlint warm / ruff (target <= 1)", "idemlint warm", "ruff"),
         ("idemlint, 1 file edited / ruff", "idemlint, 1 file edited", "ruff"),
         ("flake8 + idemlint / flake8 (target <= 1.05)", "flake8 + idemlint", "flake8"),
     )
+    if "against cold" in results[0].medians:
+        ratios += (
+            ("idemlint cold / against cold", "idemlint cold", "against cold"),
+            ("idemlint warm / against warm", "idemlint warm", "against warm"),
+        )
     for title, numerator, denominator in ratios:
         rows.append([title, *(f"{r.medians[numerator] / r.medians[denominator]:.2f}x" for r in results)])
-    for label in ("idemlint cold", "idemlint warm", "ruff", "flake8 + idemlint"):
+    peaks = ["idemlint cold", "idemlint warm", "ruff", "flake8 + idemlint"]
+    peaks += [label for label in ("against cold", "against warm") if label in results[0].peaks]
+    for label in peaks:
         rows.append([f"peak memory, `{label}`", *(f"{r.peaks[label] / 1024:.0f} MB" for r in results)])
     lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
@@ -285,17 +323,28 @@ def versions() -> str:
     return f"Python {platform.python_version()}, {listed}, {ruff}"
 
 
-def report(results: Sequence[Measured], rounds: int) -> str:
+def against_version(executable: str) -> str:
+    """What ``--against`` ran: the executable and the version it reports."""
+    completed = subprocess.run(
+        [executable, "--version"], capture_output=True, text=True, check=False
+    )
+    return f"`{executable}` ({completed.stdout.strip() or 'version unknown'})"
+
+
+def report(results: Sequence[Measured], rounds: int, against: Optional[str] = None) -> str:
     today = datetime.date.today().isoformat()
+    option = " --against IDEMLINT" if against else ""
+    compared = [f"- Against: {against_version(against)}"] if against else []
     return "\n".join([
         BEGIN,
         (
-            f"Measured on {today} by `python bench/performance.py --runs {rounds}`: median of "
-            f"{rounds} alternating rounds, whole-process wall time."
+            f"Measured on {today} by `python bench/performance.py --runs {rounds}{option}`: "
+            f"median of {rounds} alternating rounds, whole-process wall time."
         ),
         "",
         f"- Machine: {machine()}",
         f"- Versions: {versions()}",
+        *compared,
         "",
         table(results),
         END,
@@ -321,6 +370,11 @@ def parse_arguments(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument("--runs", type=int, default=5, help="alternating rounds (default 5)")
     parser.add_argument("--only", action="append", default=[], help="this application only")
     parser.add_argument("--write", metavar="FILE", help="replace the bench section of FILE")
+    parser.add_argument(
+        "--against",
+        metavar="IDEMLINT",
+        help="also time this idemlint executable (another checkout's), cold and warm",
+    )
     return parser.parse_args(argv)
 
 
@@ -335,8 +389,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         raise SystemExit(f"{GNU_TIME} (GNU time) is needed to measure peak memory")
     flake8s = flake8_environments(cache)
     selected = [a for a in APPLICATIONS if not arguments.only or a.name in arguments.only]
-    results = [measure(cache, application, arguments.runs, flake8s) for application in selected]
-    text = report(results, arguments.runs)
+    against = None
+    if arguments.against:
+        against = os.path.abspath(os.path.expanduser(arguments.against))
+        if not os.access(against, os.X_OK):
+            raise SystemExit(f"--against: {arguments.against} is not an executable")
+    results = [
+        measure(cache, application, arguments.runs, flake8s, against) for application in selected
+    ]
+    text = report(results, arguments.runs, against)
     print(text)
     if arguments.write:
         write_report(arguments.write, text)
