@@ -21,7 +21,7 @@ from idemlint import analysis
 PROJECTS = pathlib.Path(__file__).parent / "projects"
 FIXTURE_PROJECTS = [
     "shop", "decorator_alias", "decorator_instance", "decorator_partial", "decorator_wrapper",
-    "enqueue_forms", "task_bases",
+    "enqueue_forms", "enqueue_splats", "task_bases",
 ]
 JSON_KEYS = {"path", "line", "framework", "name", "recognised", "options"}
 
@@ -107,6 +107,29 @@ def test_fixture_projects_list_their_tasks(
     for line in expected:
         assert line in shown
     assert lines == sorted(lines, key=lambda line: (line.split(":")[0], int(line.split(":")[1].split()[0])))
+
+
+def test_functions_in_splatted_dicts_are_rq_tasks_and_nothing_else(run_cli: RunCli) -> None:
+    # Every positive of the fixture, and none of its negatives (a dict
+    # without a callable, a "func" string, a registry that is no queue, a
+    # dict given to a function that only logs it, a table no loop schedules).
+    rows = listed_json(run_cli, str(PROJECTS / "enqueue_splats"))
+    found = [(row["name"], row["framework"], row["recognised"].rpartition("/")[2]) for row in rows]
+    assert sorted(found) == sorted(
+        [
+            ("jobs.work.direct", "rq", "schedule.py"),
+            ("jobs.work.local_dict", "rq", "schedule.py"),
+            ("jobs.work.through_wrapper", "rq", "schedule.py"),
+            ("jobs.work.defined_first", "rq", "schedule.py"),
+            ("jobs.work.defined_second", "rq", "schedule.py"),
+            ("jobs.work.by_f", "rq", "schedule.py"),
+            ("jobs.work.called", "rq", "schedule.py"),
+            ("jobs.work.cross_wrapper", "rq", "cron.py"),
+            ("jobs.work.nightly", "rq", "cron.py"),
+            ("jobs.work.appended", "rq", "cron.py"),
+            ("jobs.work.periodic", "rq", "periodic.py"),
+        ]
+    )
 
 
 @pytest.mark.parametrize("project", FIXTURE_PROJECTS)
