@@ -21,7 +21,7 @@ from idemlint import analysis
 PROJECTS = pathlib.Path(__file__).parent / "projects"
 FIXTURE_PROJECTS = [
     "shop", "decorator_alias", "decorator_instance", "decorator_partial", "decorator_wrapper",
-    "enqueue_forms", "enqueue_splats", "task_bases",
+    "enqueue_forms", "enqueue_splats", "namespace_portions", "task_bases",
 ]
 JSON_KEYS = {"path", "line", "framework", "name", "recognised", "options"}
 
@@ -87,6 +87,14 @@ def listed_json(run_cli: RunCli, *argv: str) -> List[Any]:
                 "shop/billing.py:4  rq  shop.billing.capture  enqueued in shop/views.py",
                 "shop/billing.py:10  rq  shop.billing.Refunds.refund  enqueued in shop/views.py",
                 "shop/views.py:36  rq  shop.views.export  enqueued in shop/views.py",
+            ],
+        ),
+        (
+            "namespace_portions",
+            [
+                "app/bg/jobs/sync.py:7  celery  app.bg.jobs.sync.refund_order  @shared_task -> celery.shared_task",
+                "app/bg/tasks.py:9  celery  app.bg.tasks.charge  @shared_task -> celery.shared_task",
+                "scripts/run.py:7  celery  run.run  @shared_task -> celery.shared_task",
             ],
         ),
         (
