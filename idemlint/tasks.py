@@ -134,8 +134,9 @@ class ModuleIndex:
     )
     arq_settings: List[cst.ClassDef] = field(default_factory=list)
     # Functions of other project modules handed to RQ here (qualified names),
-    # and calls of imported functions with a function-like argument: one of
-    # them may be the project's own wrapper of ``enqueue``.
+    # and calls of imported functions with a function-like or dict argument
+    # (with the scope of the function they are in): one of them may be the
+    # project's own wrapper of ``enqueue``.
     enqueued: List[str] = field(default_factory=list)
     wrapper_calls: List[Tuple[str, cst.Call, Scope]] = field(default_factory=list)
     # Functions of other project modules whose returned job definitions
