@@ -1,7 +1,8 @@
 """Which files a run looks at: explicit files always, directories recursively.
 
 Directory walks skip version control, virtual environments, caches and build
-output, like ruff's defaults.  Symlinked directories are not followed (no
+output, like ruff's defaults; a ``build`` or ``dist`` directory that is itself
+a package (it holds an ``__init__.py``) is source code, not build output.  Symlinked directories are not followed (no
 loops); anything that is not a regular file is reported, never opened (a FIFO
 would block the run; what is swapped in after the walk, reading refuses).
 """
@@ -33,13 +34,18 @@ SKIPPED_DIRECTORIES = frozenset(
         ".pytest_cache",
         ".ruff_cache",
         ".idemlint_cache",
-        "build",
+        "build",  # unless a package: PACKAGE_NAMES_SKIPPED_AS_OUTPUT
         "dist",
         "node_modules",
         "site-packages",
         "__pypackages__",
     }
 )
+
+# Skipped names that a Python package may also take (a "build" feature, a
+# "dist" module): skipped only when the directory holds no ``__init__.py``.
+# setuptools' ``build/lib/pkg/`` has none at its top, so it stays skipped.
+PACKAGE_NAMES_SKIPPED_AS_OUTPUT = frozenset({"build", "dist"})
 
 
 @dataclass(frozen=True)
@@ -158,11 +164,17 @@ def _file(entry: os.DirEntry[str], real_directory: str, selection: Selection) ->
 def _skipped_directory(entry: os.DirEntry[str], selection: Selection) -> bool:
     if entry.is_symlink():
         return True
-    if selection.default_skips and (
-        entry.name in SKIPPED_DIRECTORIES or entry.name.endswith(".egg-info")
-    ):
+    if selection.default_skips and _skipped_by_default(entry):
         return True
     return _excluded(entry.path, selection)
+
+
+def _skipped_by_default(entry: os.DirEntry[str]) -> bool:
+    if entry.name.endswith(".egg-info"):
+        return True
+    if entry.name in PACKAGE_NAMES_SKIPPED_AS_OUTPUT:
+        return not os.path.isfile(os.path.join(entry.path, "__init__.py"))
+    return entry.name in SKIPPED_DIRECTORIES
 
 
 def _excluded(path: str, selection: Selection) -> bool:

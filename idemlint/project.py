@@ -28,6 +28,7 @@ from idemlint.nesting import too_deep
 from idemlint.reading import read_regular
 from idemlint.segments import Later, Piece, Screen, Segment, split
 from idemlint.names import argument, dotted_name, literal_text
+from idemlint.splats import Scope, Splat, entry, reached, returned_dicts
 from idemlint.tasks import (
     BoundDecorators,
     ClassOptions,
@@ -278,33 +279,35 @@ class Project:
         """The functions ``loaded`` hands RQ that detection in the module
         alone cannot see, as RQ tasks with the module that defines each:
         one of another project module (``queue.enqueue(billing.capture)``, an
-        imported ``Class.method``), and any function handed to the
+        imported ``Class.method``), any function handed to the
         project's own wrapper of ``enqueue`` defined in another module
-        (``run_later(refresh)``)."""
+        (``run_later(refresh)``, or ``schedule({"func": refresh})`` to a
+        wrapper that splats its parameter), and those of the job
+        definitions an imported function returns when a loop here hands
+        them RQ (``for job in definitions(): scheduler.schedule(**job)``)."""
         index = loaded.index
         found: Dict[int, Tuple[Task, LoadedModule]] = {}
         for sent in self._sent_by_name(loaded):
             found.setdefault(id(sent[0].function), sent)
-        targets: List[Tuple[bool, str]] = [(False, name) for name in index.enqueued]
-        for callee, call in index.wrapper_calls:
+        targets: List[Tuple[LoadedModule, bool, str]] = [(loaded, False, name) for name in index.enqueued]
+        for callee, call, scope in index.wrapper_calls:
             handing = self.enqueue_wrapper(callee)
-            handed = handing.argument(call) if handing is not None else None
-            target = handed_target(index, handed) if handed is not None else None
-            if target is not None:
-                targets.append(target)
-        for local, name in targets:
+            handed = handing.handed(call) if handing is not None else None
+            targets += self._handed_targets(loaded, handed, scope)
+        for table, keys in index.enqueued_tables:
+            targets += self._table_targets(table, keys)
+        how = f"enqueued in {loaded.path}"
+        for module, local, name in targets:
             if local:
-                function = registered_function(index, name)
+                function = registered_function(module.index, name)
                 if function is not None:
-                    how = f"enqueued in {loaded.path}"
-                    found.setdefault(id(function), (Task(name, function, "rq", {}, recognised=how), loaded))
+                    found.setdefault(id(function), (Task(name, function, "rq", {}, recognised=how), module))
                 continue
             defined = self.function(name) or self._unbound_method(name)
             if defined is None:
                 continue
             function, owner, home = defined
             task = function.name.value if owner is None else f"{owner.name.value}.{function.name.value}"
-            how = f"enqueued in {loaded.path}"
             found.setdefault(id(function), (Task(task, function, "rq", {}, recognised=how), home))
         return list(found.values())
 
@@ -338,6 +341,44 @@ class Project:
         found = {id(task.function) for task in find_tasks(home.index, decorators)}
         self._tasks_found[home.name] = (found, self.lookups[start:])
         return found
+
+    def _handed_targets(
+        self, loaded: LoadedModule, handed: Union[cst.BaseExpression, Splat, None], scope: Scope
+    ) -> List[Tuple[LoadedModule, bool, str]]:
+        """The functions an argument handed to a wrapper names, each with
+        the module it is to be resolved in."""
+        if handed is None:
+            return []
+        if not isinstance(handed, Splat):
+            target = handed_target(loaded.index, handed)
+            return [(loaded, *target)] if target is not None else []
+        found = reached(handed.value, scope)
+        targets: List[Tuple[LoadedModule, bool, str]] = []
+        for dictionary in found.dicts:
+            value = entry(dictionary, handed.keys)
+            target = handed_target(loaded.index, value) if value is not None else None
+            if target is not None:
+                targets.append((loaded, *target))
+        for table in found.tables:
+            qualified = loaded.index.resolver().resolve(table)
+            if qualified is not None:
+                targets += self._table_targets(qualified, handed.keys)
+        return targets
+
+    def _table_targets(self, qualified: str, keys: Tuple[str, ...]) -> List[Tuple[LoadedModule, bool, str]]:
+        """The functions of the job definitions a project function returns
+        (``[{"func": refresh, ...}]``), resolved in its own module."""
+        defined = self.function(qualified)
+        if defined is None or defined[1] is not None:
+            return []
+        function, _, home = defined
+        targets: List[Tuple[LoadedModule, bool, str]] = []
+        for dictionary in returned_dicts(function):
+            value = entry(dictionary, keys)
+            target = handed_target(home.index, value) if value is not None else None
+            if target is not None:
+                targets.append((home, *target))
+        return targets
 
     def enqueue_wrapper(self, qualified: str) -> Optional[Handing]:
         """Where a project function that hands one of its parameters to RQ

@@ -31,6 +31,7 @@ import libcst as cst
 from idemlint import catalog
 from idemlint.names import Resolver, argument, dotted_name, import_bindings, literal_text
 from idemlint.segments import MAX_ALIAS_DEPTH, Definitions, Later, Segment
+from idemlint.splats import MODULE_SCOPE, Scope, Splat, entry, reached, returned_dicts, scope_of
 
 
 @dataclass(frozen=True)
@@ -169,10 +170,15 @@ class ModuleIndex:
     )
     arq_settings: List[cst.ClassDef] = field(default_factory=list)
     # Functions of other project modules handed to RQ here (qualified names),
-    # and calls of imported functions with a function-like argument: one of
-    # them may be the project's own wrapper of ``enqueue``.
+    # and calls of imported functions with a function-like or dict argument
+    # (with the scope of the function they are in): one of them may be the
+    # project's own wrapper of ``enqueue``.
     enqueued: List[str] = field(default_factory=list)
-    wrapper_calls: List[Tuple[str, cst.Call]] = field(default_factory=list)
+    wrapper_calls: List[Tuple[str, cst.Call, Scope]] = field(default_factory=list)
+    # Functions of other project modules whose returned job definitions
+    # (``{"func": f}`` dicts) a loop here hands RQ, with the keys the
+    # callable may be under (see idemlint.splats).
+    enqueued_tables: List[Tuple[str, Tuple[str, ...]]] = field(default_factory=list)
     # Classes of the module registered as tasks (``app.register_task(Sync())``).
     registered_classes: List[str] = field(default_factory=list)
     # Dotted task names handed to Celery's ``send_task`` here, and the
@@ -244,15 +250,36 @@ def build_index(
     if later is not None:
         for segment in later.waiting.values():
             _index_waiting(index, later, segment)
+    scoped: List[Tuple[cst.Call, Scope]] = [(call, MODULE_SCOPE) for call in registrations]
     if scan_bodies:
         for function in _all_functions(index):
-            registrations.extend(_calls_in_statements(function.body.body))
+            scope = scope_of(function)
+            scoped.extend((call, scope) for call in _calls_in_statements(function.body.body))
     resolver = index.resolver()
     wrappers = enqueue_wrappers(index) if scan_bodies else {}
-    for call in registrations:
+    lost: List[Tuple[str, ...]] = []
+    for call, scope in scoped:
         if call.args:
-            _index_registration(index, resolver, call, wrappers)
+            _index_registration(index, resolver, call, wrappers, scope, lost)
+    for keys in dict.fromkeys(lost):
+        _index_module_tables(index, keys)
     return index
+
+
+def _index_module_tables(index: ModuleIndex, keys: Tuple[str, ...]) -> None:
+    """A loop of this module hands RQ dicts whose origin is not followed
+    (``for job in prepared: schedule(job)``, ``prepared`` made from a
+    parameter): the job definitions tables that the module's functions
+    return (``def definitions(): return [{"func": f, ...}]``) are taken to
+    be what it schedules.  Defining the table beside the loop that
+    schedules its entries is how rq-scheduler users keep their periodic
+    jobs; a table in another module counts only when a loop calls its
+    function (:func:`idemlint.splats.reached`)."""
+    for name in list(index.functions):
+        for dictionary in returned_dicts(index.functions[name]):
+            handed = entry(dictionary, keys)
+            if handed is not None:
+                _index_handed(index, handed)
 
 
 def _index_top_level(
@@ -394,7 +421,12 @@ def _class_assigns_any(node: cst.ClassDef, names: Iterable[str]) -> bool:
 
 
 def _index_registration(
-    index: ModuleIndex, resolver: Resolver, call: cst.Call, wrappers: Mapping[str, "Handing"]
+    index: ModuleIndex,
+    resolver: Resolver,
+    call: cst.Call,
+    wrappers: Mapping[str, "Handing"],
+    scope: Scope = MODULE_SCOPE,
+    lost: Optional[List[Tuple[str, ...]]] = None,
 ) -> None:
     """Record ``app.task(f)``, ``arq.func(f)`` and the calls that hand RQ a
     function (:func:`_handed_function`): one of this module by name
@@ -409,7 +441,10 @@ def _index_registration(
         return
     handed = _handed_function(call, resolver)
     if isinstance(func, cst.Name) and func.value in wrappers:
-        handed = wrappers[func.value].argument(call)
+        handed = wrappers[func.value].handed(call)
+    if isinstance(handed, Splat):
+        _index_splat(index, resolver, handed, scope, lost)
+        return
     if handed is not None:
         _index_handed(index, handed)
         return
@@ -423,11 +458,11 @@ def _index_registration(
         return
     callee = dotted_name(func)
     if callee is not None and resolver.is_imported(callee.split(".")[0]) and any(
-        isinstance(arg.value, (cst.Name, cst.Attribute)) for arg in call.args
+        isinstance(arg.value, (cst.Name, cst.Attribute, cst.Dict)) for arg in call.args
     ):
         qualified = resolver.resolve(func)
         if qualified is not None:
-            index.wrapper_calls.append((qualified, call))
+            index.wrapper_calls.append((qualified, call, scope))
     if resolver.resolve(func) in catalog.ARQ_WRAPPERS:
         target = argument(call, 0, ("coroutine",))
         if isinstance(target, cst.Name):
@@ -442,10 +477,48 @@ def _index_registration(
             index.registrations.append((first.value.value, framework, merged))
 
 
-def _handed_function(call: cst.Call, resolver: Resolver) -> Optional[cst.BaseExpression]:
+def _index_splat(
+    index: ModuleIndex,
+    resolver: Resolver,
+    splat: Splat,
+    scope: Scope,
+    lost: Optional[List[Tuple[str, ...]]],
+) -> None:
+    """The functions in the dicts a splat stands for (see idemlint.splats)."""
+    found = reached(splat.value, scope)
+    for dictionary in found.dicts:
+        handed = entry(dictionary, splat.keys)
+        if handed is not None:
+            _index_handed(index, handed)
+    for table in found.tables:
+        if isinstance(table, cst.Name) and table.value in index.functions:
+            for dictionary in returned_dicts(index.functions[table.value]):
+                handed = entry(dictionary, splat.keys)
+                if handed is not None:
+                    _index_handed(index, handed)
+            continue
+        qualified = resolver.resolve(table)
+        if qualified is not None and resolver.is_imported((dotted_name(table) or "").split(".")[0]):
+            index.enqueued_tables.append((qualified, splat.keys))
+    if found.lost and lost is not None:
+        lost.append(splat.keys)
+
+
+def _handed_function(call: cst.Call, resolver: Resolver) -> Union[cst.BaseExpression, Splat, None]:
     """The function a call hands RQ to run: ``queue.enqueue(f)`` and
     friends, ``Job.create(func=f)``, a scheduler's ``schedule(time, f)`` /
-    ``cron(spec, func=f)``, ``partial(queue.enqueue, f)``."""
+    ``cron(spec, func=f)``, ``partial(queue.enqueue, f)``; or the dict
+    splatted with ``**`` that holds it under the name the API takes it by.
+
+    Those names, from the signatures: rq's ``Queue.enqueue(f, *args,
+    **kwargs)``, ``enqueue_call(func, args=None, ...)``,
+    ``enqueue_in(time_delta, func, ...)``, ``enqueue_at(datetime, f, ...)``
+    and ``Job.create(func, args=None, ...)`` (rq/queue.py, rq/job.py);
+    rq-scheduler's ``Scheduler.schedule(scheduled_time, func, args=None,
+    ...)``, ``cron(cron_string, func, ...)``, ``enqueue_at(scheduled_time,
+    func, ...)`` and ``enqueue_in(time_delta, func, ...)``
+    (rq_scheduler/scheduler.py).  An enqueue method takes either name,
+    since a scheduler's methods of the same names take ``func``."""
     func = call.func
     if resolver.resolve(func) in PARTIALS:
         wrapped = _handed_argument(call, 0)
@@ -467,9 +540,10 @@ def _handed_function(call: cst.Call, resolver: Resolver) -> Optional[cst.BaseExp
 
 def _handed_argument(
     call: cst.Call, position: int, keywords: Sequence[str] = ()
-) -> Optional[cst.BaseExpression]:
+) -> Union[cst.BaseExpression, Splat, None]:
     """Like :func:`idemlint.names.argument`, but a positional argument written
-    before a ``*args`` splat is known (``queue.enqueue(fn, *args)``)."""
+    before a ``*args`` splat is known (``queue.enqueue(fn, *args)``), and
+    when neither is given, a ``**`` splat may hold it under a keyword."""
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value in keywords:
             return arg.value
@@ -478,19 +552,43 @@ def _handed_argument(
         if arg.star or arg.keyword is not None:
             break
         before.append(arg.value)
-    return before[position] if position < len(before) else None
+    if position < len(before):
+        return before[position]
+    return _splat_holding(call, tuple(keywords)) if keywords else None
+
+
+def _splat_holding(call: cst.Call, keys: Tuple[str, ...]) -> Optional[Splat]:
+    """The ``**`` argument that may hold the callable: a dict literal with
+    one of ``keys``, else the first splat that is no dict literal."""
+    splats = [arg.value for arg in call.args if arg.star == "**"]
+    for value in splats:
+        if isinstance(value, cst.Dict) and entry(value, keys) is not None:
+            return Splat(value, keys)
+    others = [value for value in splats if not isinstance(value, cst.Dict)]
+    return Splat(others[0], keys) if others else None
 
 
 @dataclass(frozen=True)
 class Handing:
     """Where the project's own wrapper of ``enqueue`` takes the function it
-    hands RQ (``def run_later(fn, *args): queue.enqueue(fn, *args)``)."""
+    hands RQ (``def run_later(fn, *args): queue.enqueue(fn, *args)``), or
+    the dict it splats into such a call (``def schedule(job):
+    scheduler.schedule(time, **job)``): then ``keys`` are the entries that
+    may hold the function."""
 
     position: Optional[int]
     keyword: str
+    keys: Tuple[str, ...] = ()
 
     def argument(self, call: cst.Call) -> Optional[cst.BaseExpression]:
         return argument(call, self.position, self.keyword)
+
+    def handed(self, call: cst.Call) -> Union[cst.BaseExpression, Splat, None]:
+        """What a call of the wrapper hands RQ: the function, or the dict holding it."""
+        given = self.argument(call)
+        if given is None or not self.keys:
+            return given
+        return Splat(given, self.keys)
 
 
 def enqueue_wrappers(index: ModuleIndex) -> Dict[str, Handing]:
@@ -503,10 +601,12 @@ def enqueue_wrappers(index: ModuleIndex) -> Dict[str, Handing]:
         every = {*positional, *(p.name.value for p in params.kwonly_params)}
         for call in _calls_in_statements(function.body.body):
             handed = _handed_function(call, resolver)
+            keys = handed.keys if isinstance(handed, Splat) else ()
+            handed = handed.value if isinstance(handed, Splat) else handed
             if isinstance(handed, cst.Name) and handed.value in every:
                 parameter = handed.value
                 position = positional.index(parameter) if parameter in positional else None
-                wrappers[name] = Handing(position, parameter)
+                wrappers[name] = Handing(position, parameter, keys)
                 break
     return wrappers
 

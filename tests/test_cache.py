@@ -125,6 +125,27 @@ def test_a_module_that_appears_invalidates_the_tasks_that_looked_for_it(
     assert codes(warm) == codes(lint_paths([str(tmp_path / "shop")]))
 
 
+def test_a_module_name_that_falls_to_a_namespace_file_invalidates_its_users(
+    tmp_path: pathlib.Path,
+) -> None:
+    """``import utils`` is the top-level ``utils.py``; once it is gone, the
+    name falls to ``app/bg/utils.py``, a namespace portion's module that is
+    ``utils`` only by its short name: the cached answer must not survive."""
+    root = tmp_path / "project"
+    root.mkdir()
+    for path in (TESTS / "projects" / "namespace_portions").rglob("*.py"):
+        target = root / path.relative_to(TESTS / "projects" / "namespace_portions")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(path.read_bytes())
+    cache_dir = str(tmp_path / DIRECTORY_NAME)
+    cold = lint_paths([str(root)], cache=Cache(cache_dir, DEFAULT_SETTINGS))
+    assert "utils.py:5:IDM002:charge" not in codes(cold)
+    (root / "utils.py").unlink()
+    warm = lint_paths([str(root)], cache=Cache(cache_dir, DEFAULT_SETTINGS))
+    assert "utils.py:5:IDM002:charge" in codes(warm)
+    assert codes(warm) == codes(lint_paths([str(root)]))
+
+
 def test_a_wrapper_module_that_appears_makes_its_users_tasks(tmp_path: pathlib.Path) -> None:
     """Whether ``@background_task`` may be the project's own task decorator
     decides whether the function it decorates is parsed up front at all

@@ -605,6 +605,28 @@ def test_virtual_environments_and_caches_are_skipped(idemlint: Idemlint, tmp_pat
     assert [line.split(": ")[0] for line in idemlint("check", tmp_path).lines()] == [f"{good}:7:5"]
 
 
+def test_a_build_or_dist_directory_that_is_a_package_is_source_code(
+    idemlint: Idemlint, tmp_path: pathlib.Path
+) -> None:
+    # pkg/build/ and pkg/dist/ are packages (a "build" feature); build/lib/pkg/
+    # is setuptools output, a package only below its top; dist/ holds no
+    # __init__.py at all.
+    package = tmp_path / "pkg"
+    for directory in (package, package / "build", package / "dist", tmp_path / "build" / "lib" / "pkg"):
+        directory.mkdir(parents=True)
+        (directory / "__init__.py").write_text("")
+    (tmp_path / "dist").mkdir()
+    kept = [write_task(package / "build"), write_task(package / "dist")]
+    write_task(tmp_path / "build" / "lib" / "pkg")
+    write_task(tmp_path / "dist")
+    assert sorted(line.split(": ")[0] for line in idemlint("check", tmp_path).lines()) == sorted(
+        f"{path}:7:5" for path in kept
+    )
+    # What the user excludes stays excluded, package or not.
+    excluded = idemlint("check", "--exclude", "build", tmp_path)
+    assert [line.split(": ")[0] for line in excluded.lines()] == [f"{kept[1]}:7:5"]
+
+
 def test_a_file_named_explicitly_is_checked_even_inside_a_skipped_directory(
     idemlint: Idemlint, tmp_path: pathlib.Path
 ) -> None:

@@ -26,7 +26,8 @@ from idemlint.tasks import build_index, find_tasks, task_decorators
 PROJECTS = pathlib.Path(__file__).parent / "projects"
 FORMS = [
     "decorator_alias", "decorator_instance", "decorator_partial", "decorator_wrapper", "enqueue_forms",
-    "task_bases", "task_class_options", "send_by_name", "tasks_in_bodies",
+    "task_bases", "task_class_options", "send_by_name", "tasks_in_bodies", "enqueue_splats",
+    "namespace_portions",
 ]
 EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>IDM\d{3}(?:\s*,\s*IDM\d{3})*)")
 FINDING = re.compile(r"^(?P<path>.+?):(?P<line>\d+):\d+: (?P<code>IDM\d{3}) ")

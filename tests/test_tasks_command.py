@@ -22,6 +22,7 @@ PROJECTS = pathlib.Path(__file__).parent / "projects"
 FIXTURE_PROJECTS = [
     "shop", "decorator_alias", "decorator_instance", "decorator_partial", "decorator_wrapper",
     "enqueue_forms", "task_bases", "task_class_options", "send_by_name", "tasks_in_bodies",
+    "enqueue_splats", "namespace_portions",
 ]
 JSON_KEYS = {"path", "line", "framework", "name", "recognised", "options", "origins"}
 
@@ -90,6 +91,14 @@ def listed_json(run_cli: RunCli, *argv: str) -> List[Any]:
             ],
         ),
         (
+            "namespace_portions",
+            [
+                "app/bg/jobs/sync.py:7  celery  app.bg.jobs.sync.refund_order  @shared_task -> celery.shared_task",
+                "app/bg/tasks.py:9  celery  app.bg.tasks.charge  @shared_task -> celery.shared_task",
+                "scripts/run.py:7  celery  run.run  @shared_task -> celery.shared_task",
+            ],
+        ),
+        (
             "task_bases",
             [
                 "proj/jobs.py:7  celery  proj.jobs.Sync  Task subclass of proj.Base",
@@ -118,6 +127,29 @@ def test_fixture_projects_list_their_tasks(
     for line in expected:
         assert line in shown
     assert lines == sorted(lines, key=lambda line: (line.split(":")[0], int(line.split(":")[1].split()[0])))
+
+
+def test_functions_in_splatted_dicts_are_rq_tasks_and_nothing_else(run_cli: RunCli) -> None:
+    # Every positive of the fixture, and none of its negatives (a dict
+    # without a callable, a "func" string, a registry that is no queue, a
+    # dict given to a function that only logs it, a table no loop schedules).
+    rows = listed_json(run_cli, str(PROJECTS / "enqueue_splats"))
+    found = [(row["name"], row["framework"], row["recognised"].rpartition("/")[2]) for row in rows]
+    assert sorted(found) == sorted(
+        [
+            ("jobs.work.direct", "rq", "schedule.py"),
+            ("jobs.work.local_dict", "rq", "schedule.py"),
+            ("jobs.work.through_wrapper", "rq", "schedule.py"),
+            ("jobs.work.defined_first", "rq", "schedule.py"),
+            ("jobs.work.defined_second", "rq", "schedule.py"),
+            ("jobs.work.by_f", "rq", "schedule.py"),
+            ("jobs.work.called", "rq", "schedule.py"),
+            ("jobs.work.cross_wrapper", "rq", "cron.py"),
+            ("jobs.work.nightly", "rq", "cron.py"),
+            ("jobs.work.appended", "rq", "cron.py"),
+            ("jobs.work.periodic", "rq", "periodic.py"),
+        ]
+    )
 
 
 @pytest.mark.parametrize("project", FIXTURE_PROJECTS)
