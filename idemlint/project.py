@@ -170,7 +170,8 @@ class Project:
         index = loaded.index
         if name in index.classes:
             owner = index.classes.get(name)
-            return any(owner is c for c in task_classes(index, index.resolver(), self.is_task_base))
+            classes = task_classes(index, index.resolver(), self.is_task_base, among=(name,))
+            return any(owner is c for c in classes)
         if name in index.imports:
             return self.is_task_base(index.imports[name])
         return False

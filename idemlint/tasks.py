@@ -735,7 +735,8 @@ def find_tasks(index: ModuleIndex, decorators: Decorators = Decorators()) -> Lis
             if listed is not None and id(listed) not in found:
                 how = f"listed in {settings.name.value}"
                 found[id(listed)] = Task(name, listed, "arq", options, recognised=how)
-    for owner in task_classes(index, resolver, decorators.task_base):
+    with_run = [name for name, owner in index.classes.up_front().items() if "run" in index.methods(owner)]
+    for owner in task_classes(index, resolver, decorators.task_base, among=with_run):
         run = index.methods(owner).get("run")
         if run is not None and id(run) not in found:
             how = _task_class_description(index, owner, resolver)
@@ -869,20 +870,33 @@ def _arq_functions(
 
 
 def task_classes(
-    index: ModuleIndex, resolver: Resolver, project_task_base: Callable[[str], bool] = _no_task_base
+    index: ModuleIndex,
+    resolver: Resolver,
+    project_task_base: Callable[[str], bool] = _no_task_base,
+    among: Optional[Iterable[str]] = None,
 ) -> List[cst.ClassDef]:
     """Celery ``Task`` subclasses, including subclasses of those in the
     module, of those another project module defines (``project_task_base``)
-    and classes registered with ``app.register_task``."""
+    and classes registered with ``app.register_task``.
+
+    With ``among`` (class names), only those and their bases in the module
+    are examined besides the registered ones: whether a class is a task
+    class depends on its bases alone, and asking the project about the
+    bases of every other class would parse modules nobody needs.
+    """
     task_classes: Dict[str, cst.ClassDef] = {}
     for name in index.registered_classes:
         owner = index.classes.get(name)
         if owner is not None:
             task_classes[name] = owner
+    candidates = index.classes.up_front()
+    if among is not None:
+        wanted = _with_local_bases(candidates, among)
+        candidates = {name: owner for name, owner in candidates.items() if name in wanted}
     changed = True
     while changed:
         changed = False
-        for name, owner in index.classes.up_front().items():
+        for name, owner in candidates.items():
             if name in task_classes:
                 continue
             for base in owner.bases:
@@ -895,6 +909,22 @@ def task_classes(
                     changed = True
                     break
     return list(task_classes.values())
+
+
+def _with_local_bases(classes: Mapping[str, cst.ClassDef], names: Iterable[str]) -> Set[str]:
+    """``names`` and, transitively, the names of their bases among ``classes``."""
+    found: Set[str] = set()
+    waiting = [name for name in names if name in classes]
+    while waiting:
+        name = waiting.pop()
+        if name in found:
+            continue
+        found.add(name)
+        for base in classes[name].bases:
+            spelled = dotted_name(base.value)
+            if spelled is not None and spelled in classes:
+                waiting.append(spelled)
+    return found
 
 
 def _imported_task_base(

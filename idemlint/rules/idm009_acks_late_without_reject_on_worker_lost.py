@@ -28,7 +28,7 @@ place (or a place it inherits from) turns ``reject_on_worker_lost`` on:
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -146,6 +146,20 @@ def _assignment(
     return [], None
 
 
+class _Answer:
+    """Whether a class is a task class, worked out the first time a setting
+    in its body (or a subclass's) needs it: it may parse other modules."""
+
+    def __init__(self, work_out: Callable[[], bool]) -> None:
+        self._work_out = work_out
+        self._known: Optional[bool] = None
+
+    def __call__(self) -> bool:
+        if self._known is None:
+            self._known = self._work_out()
+        return self._known
+
+
 class _Walker:
     """One pass over the module's statements (not its expressions)."""
 
@@ -156,12 +170,19 @@ class _Walker:
         # name the project's own (asking would parse every module called).
         self.statement_decorators = replace(task_decorators, project=Decorators().project)
         self.resolver: Resolver = index.resolver()
-        self.task_classes = {
-            id(c) for c in task_classes(index, self.resolver, task_decorators.task_base)
-        }
+        self._task_classes: Optional[Set[int]] = None
         self.class_places: Dict[str, _Place] = {}
-        self.class_is_task: Dict[str, bool] = {}
+        self.class_is_task: Dict[str, _Answer] = {}
         self.places: List[_Place] = []
+
+    def is_task_class(self, node: cst.ClassDef) -> bool:
+        """Whether a module-level class is a task class; found when a class
+        body first needs it (most modules have no ``acks_late`` in one, and
+        the answer may parse the modules that define the bases)."""
+        if self._task_classes is None:
+            found = task_classes(self.index, self.resolver, self.task_decorators.task_base)
+            self._task_classes = {id(c) for c in found}
+        return id(node) in self._task_classes
 
     def place(self, *parents: _Place, subject: str = "", scope: str = "") -> _Place:
         made = _Place(subject=subject, scope=scope, parents=list(parents))
@@ -355,9 +376,10 @@ class _Walker:
                 self.calls(decorator.decorator, app)
         bases = [dotted_name(base.value) for base in node.bases if base.keyword is None]
         local_bases = [self.class_places[b] for b in bases if b in self.class_places]
-        is_task = (
-            id(node) in self.task_classes
-            or any(self.class_is_task.get(b or "", False) for b in bases)
+        inherited = [self.class_is_task[b] for b in bases if b is not None and b in self.class_is_task]
+        is_task = _Answer(
+            lambda: self.is_task_class(node)
+            or any(base() for base in inherited)
             or any(is_task_base(base.value, self.resolver) for base in node.bases)
         )
         name = node.name.value
@@ -367,7 +389,7 @@ class _Walker:
         self.class_body(node.body.body, place, app, is_task)
 
     def class_body(
-        self, statements: Sequence[cst.CSTNode], place: _Place, app: _Place, is_task: bool
+        self, statements: Sequence[cst.CSTNode], place: _Place, app: _Place, is_task: _Answer
     ) -> None:
         for statement in statements:
             if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
@@ -384,7 +406,7 @@ class _Walker:
                     self.class_body(block, place, app, is_task)
 
     def class_attribute(
-        self, small: cst.BaseSmallStatement, place: _Place, app: _Place, is_task: bool
+        self, small: cst.BaseSmallStatement, place: _Place, app: _Place, is_task: _Answer
     ) -> None:
         targets, value = _assignment(small)
         if value is None:
@@ -398,7 +420,7 @@ class _Walker:
             elif name == TASK_REJECT:
                 # Any class: a mixin may carry it into a Task subclass.
                 self.task_setting(place, name, value, small, "assign")
-            elif name == TASK_ACKS and is_task:
+            elif name == TASK_ACKS and is_task():
                 self.task_setting(place, name, value, small, "assign")
         self.calls(value, app)
 
