@@ -28,7 +28,7 @@ place (or a place it inherits from) turns ``reject_on_worker_lost`` on:
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -146,17 +146,45 @@ def _assignment(
     return [], None
 
 
+class _TaskClasses:
+    """The module's task classes, found the first time a class body needs
+    them: most modules set no ``acks_late`` in one, and finding them may
+    parse the modules that define the bases.  (Kept apart from the walker:
+    an answer that referred to it would keep the module alive in a cycle.)"""
+
+    def __init__(self, index: ModuleIndex, resolver: Resolver, task_decorators: Decorators) -> None:
+        self._index = index
+        self._resolver = resolver
+        self._task_base = task_decorators.task_base
+        self._found: Optional[Set[int]] = None
+
+    def holds(self, node: cst.ClassDef) -> bool:
+        if self._found is None:
+            found = task_classes(self._index, self._resolver, self._task_base)
+            self._found = {id(c) for c in found}
+        return id(node) in self._found
+
+
 class _Answer:
     """Whether a class is a task class, worked out the first time a setting
-    in its body (or a subclass's) needs it: it may parse other modules."""
+    in its body (or a subclass's) needs it."""
 
-    def __init__(self, work_out: Callable[[], bool]) -> None:
-        self._work_out = work_out
+    def __init__(
+        self, node: cst.ClassDef, inherited: Sequence["_Answer"], classes: _TaskClasses, resolver: Resolver
+    ) -> None:
+        self._node = node
+        self._inherited = inherited
+        self._classes = classes
+        self._resolver = resolver
         self._known: Optional[bool] = None
 
     def __call__(self) -> bool:
         if self._known is None:
-            self._known = self._work_out()
+            self._known = (
+                self._classes.holds(self._node)
+                or any(base() for base in self._inherited)
+                or any(is_task_base(base.value, self._resolver) for base in self._node.bases)
+            )
         return self._known
 
 
@@ -170,19 +198,10 @@ class _Walker:
         # name the project's own (asking would parse every module called).
         self.statement_decorators = replace(task_decorators, project=Decorators().project)
         self.resolver: Resolver = index.resolver()
-        self._task_classes: Optional[Set[int]] = None
+        self.task_classes = _TaskClasses(index, self.resolver, task_decorators)
         self.class_places: Dict[str, _Place] = {}
         self.class_is_task: Dict[str, _Answer] = {}
         self.places: List[_Place] = []
-
-    def is_task_class(self, node: cst.ClassDef) -> bool:
-        """Whether a module-level class is a task class; found when a class
-        body first needs it (most modules have no ``acks_late`` in one, and
-        the answer may parse the modules that define the bases)."""
-        if self._task_classes is None:
-            found = task_classes(self.index, self.resolver, self.task_decorators.task_base)
-            self._task_classes = {id(c) for c in found}
-        return id(node) in self._task_classes
 
     def place(self, *parents: _Place, subject: str = "", scope: str = "") -> _Place:
         made = _Place(subject=subject, scope=scope, parents=list(parents))
@@ -377,11 +396,7 @@ class _Walker:
         bases = [dotted_name(base.value) for base in node.bases if base.keyword is None]
         local_bases = [self.class_places[b] for b in bases if b in self.class_places]
         inherited = [self.class_is_task[b] for b in bases if b is not None and b in self.class_is_task]
-        is_task = _Answer(
-            lambda: self.is_task_class(node)
-            or any(base() for base in inherited)
-            or any(is_task_base(base.value, self.resolver) for base in node.bases)
-        )
+        is_task = _Answer(node, inherited, self.task_classes, self.resolver)
         name = node.name.value
         place = self.place(*local_bases, app, subject=f" in class `{name}`")
         self.class_places[name] = place
