@@ -466,7 +466,7 @@ def _candidates(
         if isinstance(raw, FileProblem):
             problems.append(raw)
             continue
-        names.read(raw)
+        names.read(path, raw)
         if could_hold_tasks(raw, settings):
             candidates.append((path, raw))
         else:
@@ -495,22 +495,22 @@ class _ProjectDecoratorNames:
     # search (a newline: the text is read with one put before it).
     _TASK_TEXT = (b"task", b"actor", b"job", b"partial(")
     _DEFINED = re.compile(rb"\n(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)|\n(\w+)[ \t]*(?::[^=\n]*)?=(?!=)")
+    # The names _DEFINED finds, as one group: findall then makes no tuples.
+    _DEFINED_NAME = re.compile(rb"\n(?:(?:async[ \t]+)?(?:def|class)[ \t]+|(?=\w+[ \t]*(?::[^=\n]*)?=(?!=)))(\w+)")
     _NEXT_STATEMENT = re.compile(rb"\n[^\s#]")
     _DECORATOR = re.compile(rb"\n[ \t]*@([\w.]+)")
 
     def __init__(self) -> None:
-        self._defined: Set[bytes] = set()
+        # The names each file with task text defines at module level, whatever
+        # their statements say: what they say is read only for a name some
+        # file screened out decorates with (most names are never one).
+        self._definitions: Dict[str, Set[bytes]] = {}
         self._used: Dict[str, Set[bytes]] = {}
+        self._defined: Set[bytes] = set()
 
-    def read(self, raw: bytes) -> None:
-        if not any(text in raw for text in self._TASK_TEXT):
-            return
-        text = b"\n" + raw
-        for match in self._DEFINED.finditer(text):
-            following = self._NEXT_STATEMENT.search(text, match.end())
-            end = following.start() if following else len(text)
-            if any(text.find(word, match.end(), end) >= 0 for word in self._TASK_TEXT):
-                self._defined.add(match.group(1) or match.group(2))
+    def read(self, path: str, raw: bytes) -> None:
+        if any(text in raw for text in self._TASK_TEXT):
+            self._definitions[path] = set(self._DEFINED_NAME.findall(b"\n" + raw))
 
     def screened_out(self, path: str, raw: bytes) -> None:
         used = self._decorators(raw)
@@ -519,7 +519,24 @@ class _ProjectDecoratorNames:
 
     def users(self) -> Set[str]:
         """The files screened out that use a name defined so."""
-        return {path for path, used in self._used.items() if used & self._defined}
+        used: Set[bytes] = set().union(*self._used.values())
+        for path, names in self._definitions.items():
+            if names & used:
+                raw = _read(path)  # read again: only a file that defines such a name
+                if isinstance(raw, bytes):
+                    self._defined |= self._defined_by_task_text(raw)
+        return {path for path, names in self._used.items() if names & self._defined}
+
+    def _defined_by_task_text(self, raw: bytes) -> Set[bytes]:
+        """The names defined by a statement whose text mentions a task decorator."""
+        defined: Set[bytes] = set()
+        text = b"\n" + raw
+        for match in self._DEFINED.finditer(text):
+            following = self._NEXT_STATEMENT.search(text, match.end())
+            end = following.start() if following else len(text)
+            if any(text.find(word, match.end(), end) >= 0 for word in self._TASK_TEXT):
+                defined.add(match.group(1) or match.group(2))
+        return defined
 
     def uses_one(self, raw: bytes) -> bool:
         return bool(self._decorators(raw) & self._defined)
