@@ -254,7 +254,9 @@ def _index_waiting(index: ModuleIndex, later: Later, segment: Segment) -> None:
             _order_methods(index, statement, segment.number)
             return statement
 
-        index.classes.add_waiting(definition.name, segment.number, parse_class)
+        index.classes.add_waiting(
+            definition.name, segment.number, parse_class, detected=segment.number in later.detected
+        )
     elif definition is not None:
 
         def parse_function() -> cst.FunctionDef:
@@ -889,10 +891,7 @@ def task_classes(
         owner = index.classes.get(name)
         if owner is not None:
             task_classes[name] = owner
-    candidates = index.classes.up_front()
-    if among is not None:
-        wanted = _with_local_bases(candidates, among)
-        candidates = {name: owner for name, owner in candidates.items() if name in wanted}
+    candidates = _detection_classes(index, among)
     changed = True
     while changed:
         changed = False
@@ -911,20 +910,37 @@ def task_classes(
     return list(task_classes.values())
 
 
-def _with_local_bases(classes: Mapping[str, cst.ClassDef], names: Iterable[str]) -> Set[str]:
-    """``names`` and, transitively, the names of their bases among ``classes``."""
-    found: Set[str] = set()
-    waiting = [name for name in names if name in classes]
-    while waiting:
-        name = waiting.pop()
-        if name in found:
-            continue
-        found.add(name)
-        for base in classes[name].bases:
-            spelled = dotted_name(base.value)
-            if spelled is not None and spelled in classes:
-                waiting.append(spelled)
-    return found
+def _detection_classes(index: ModuleIndex, among: Optional[Iterable[str]]) -> Dict[str, cst.ClassDef]:
+    """The classes detection reads (those parsed up front, then those it
+    parses only now, see ``Definitions.detected``): all of them, or ``among``
+    and, transitively, their bases in the module."""
+    up_front = index.classes.up_front()
+    detected = [name for name in index.classes.detected() if name not in up_front]
+
+    def read(name: str) -> Optional[cst.ClassDef]:
+        if name in up_front:
+            return up_front[name]
+        return index.classes.get(name) if name in detected else None
+
+    if among is None:
+        names: Iterable[str] = [*up_front, *detected]
+    else:
+        found: Set[str] = set()
+        waiting = list(among)
+        while waiting:
+            name = waiting.pop()
+            owner = read(name)
+            if name in found or owner is None:
+                continue
+            found.add(name)
+            waiting += [spelled for spelled in map(dotted_name, (b.value for b in owner.bases)) if spelled]
+        names = [name for name in [*up_front, *detected] if name in found]
+    classes: Dict[str, cst.ClassDef] = {}
+    for name in names:
+        owner = read(name)
+        if owner is not None:
+            classes[name] = owner
+    return classes
 
 
 def _imported_task_base(
