@@ -153,6 +153,9 @@ class Screen:
         self._bases = _closure(set(_BASE_WORDS), bindings)
         words = "|".join(sorted(re.escape(word) for word in decorators))
         self._mentions = re.compile(rf"\b(?:{words})\b")
+        # A call of one: the name, then what may stand before the call's
+        # bracket (space, a comment, a continuation, the end of ``(name)``).
+        self._called = re.compile(rf"\b(?:{words})(?:[\s\\)]|#[^\r\n]*)*\(")
         self._calls_decorator = decorators
         self._wrapper_names = self._wrappers()
         self._decorators = _closure(decorators | self._wrapper_names, bindings)
@@ -208,16 +211,26 @@ class Screen:
                 wrappers |= {n.name for n in _top_level(segment.statements) if isinstance(n, _Function)}
             elif isinstance(definition, ast.ClassDef):
                 if any(_last_part(base) in self._calls_decorator for base in definition.bases) or (
-                    self._mentions.search(self._text(segment)) and self._calls_a_decorator(definition)
+                    self._may_call_a_decorator(segment) and self._calls_a_decorator(definition)
                 ):
                     wrappers.add(definition.name)
             elif (
                 isinstance(definition, _Function)
-                and self._mentions.search(self._text(segment))
+                and self._may_call_a_decorator(segment)
                 and self._calls_a_decorator(definition)
             ):
                 wrappers.add(definition.name)
         return wrappers
+
+    def _may_call_a_decorator(self, segment: Segment) -> bool:
+        """What the text says of :meth:`_calls_a_decorator`, which walks the
+        whole tree: a name CPython normalises (NFKC) is not spelled as
+        written, so a definition with other than ASCII is only screened for
+        the name."""
+        text = self._text(segment)
+        if not text.isascii():
+            return bool(self._mentions.search(text))
+        return bool(self._called.search(text))
 
     def _calls_a_decorator(self, function: _AnyDefinition) -> bool:
         for node in ast.walk(function):
