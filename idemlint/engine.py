@@ -513,6 +513,8 @@ class _ProjectDecoratorNames:
             self._definitions[path] = set(self._DEFINED_NAME.findall(b"\n" + raw))
 
     def screened_out(self, path: str, raw: bytes) -> None:
+        if b"@" not in raw:  # most migrations and models: no pattern to run
+            return
         used = self._decorators(raw)
         if used:
             self._used[path] = used
