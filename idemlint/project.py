@@ -187,7 +187,8 @@ class Project:
         index = loaded.index
         if name in index.classes:
             owner = index.classes.get(name)
-            return any(owner is c for c in task_classes(index, index.resolver(), self.is_task_base))
+            classes = task_classes(index, index.resolver(), self.is_task_base, among=(name,))
+            return any(owner is c for c in classes)
         if name in index.imports:
             return self.is_task_base(index.imports[name])
         return False
@@ -582,7 +583,8 @@ def load_source(
     name, package = module_name(path)
     lines = io.StringIO(text, newline="").readlines()
     segments = split(tree, len(lines))
-    waiting = Screen(tree, segments, lines, task_decorators, package or None, project_decorator).deferred()
+    screen = Screen(tree, segments, lines, task_decorators, package or None, project_decorator)
+    waiting = screen.deferred()
     up_front = [segment for segment in segments if segment.number not in waiting]
     partial = _parse_up_front(lines, up_front) if waiting else None
     if partial is None:
@@ -591,7 +593,7 @@ def load_source(
             return module
         index = build_index(module, package or None, scan_bodies=_hands_functions(text))
         return LoadedModule(name or path, path, text, module, tree, index, digest=digest)
-    later = Later(lines, waiting)
+    later = Later(lines, waiting, screen.detected)
     index = build_index(
         partial,
         package or None,

@@ -25,6 +25,7 @@ import ast
 import re
 from dataclasses import dataclass
 from typing import (
+    AbstractSet,
     Callable,
     Dict,
     Generic,
@@ -109,6 +110,8 @@ _CELERY_CONFIG_WORDS = frozenset({"Celery", "conf"})
 _SETTING_WORDS = r"enqueue|Job\.create|cheduler|send_task|acks_late|ACKS_LATE|reject_on_worker_lost|REJECT_ON_WORKER_LOST"
 # ``app.register_task(Sync())``: a class-based task whatever its bases.
 _REGISTERED_CLASS = re.compile(r"register_task\(\s*(\w+)")
+# The methods that make a class a task (Celery's ``run``) or a decorator.
+_TASK_METHODS = frozenset({"run", "__call__"})
 # Aliases are followed this many assignments deep (``b = a; c = b``).
 MAX_ALIAS_DEPTH = 5
 
@@ -150,6 +153,9 @@ class Screen:
         self._bases = _closure(set(_BASE_WORDS), bindings)
         words = "|".join(sorted(re.escape(word) for word in decorators))
         self._mentions = re.compile(rf"\b(?:{words})\b")
+        # A call of one: the name, then what may stand before the call's
+        # bracket (space, a comment, a continuation, the end of ``(name)``).
+        self._called = re.compile(rf"\b(?:{words})(?:[\s\\)]|#[^\r\n]*)*\(")
         self._calls_decorator = decorators
         self._wrapper_names = self._wrappers()
         self._decorators = _closure(decorators | self._wrapper_names, bindings)
@@ -157,6 +163,11 @@ class Screen:
         text = "".join(lines)
         self._hands_functions = project_decorator is not None and bool(_ENQUEUE.search(text))
         self._registered = set(_REGISTERED_CLASS.findall(text)) if "register_task" in text else set()
+        self._local_classes: Optional[Set[str]] = None
+        self._bases_only: Set[int] = set()
+        # The classes left as text that detection still reads (see
+        # :meth:`_needed_class`), by segment number; known after :meth:`deferred`.
+        self.detected: Set[int] = set()
 
     def deferred(self) -> Dict[int, Segment]:
         """Segment number -> segment, for the definitions parsed only when asked for."""
@@ -169,8 +180,13 @@ class Screen:
             waiting[segment.number] = segment
             if isinstance(definition, ast.ClassDef):
                 classes[definition.name] = segment.number
-        # A subclass of a class parsed up front (``class Charge(BaseTask)``) is too.
-        eager_classes = _class_names(s for s in self._segments if s.number not in waiting)
+                if id(definition) in self._bases_only:
+                    self.detected.add(segment.number)
+        # A subclass of a class parsed up front (``class Charge(BaseTask)``),
+        # or of one detection reads, is too.
+        eager_classes = _class_names(
+            s for s in self._segments if s.number not in waiting or s.number in self.detected
+        )
         changed = True
         while changed:
             changed = False
@@ -195,16 +211,26 @@ class Screen:
                 wrappers |= {n.name for n in _top_level(segment.statements) if isinstance(n, _Function)}
             elif isinstance(definition, ast.ClassDef):
                 if any(_last_part(base) in self._calls_decorator for base in definition.bases) or (
-                    self._mentions.search(self._text(segment)) and self._calls_a_decorator(definition)
+                    self._may_call_a_decorator(segment) and self._calls_a_decorator(definition)
                 ):
                     wrappers.add(definition.name)
             elif (
                 isinstance(definition, _Function)
-                and self._mentions.search(self._text(segment))
+                and self._may_call_a_decorator(segment)
                 and self._calls_a_decorator(definition)
             ):
                 wrappers.add(definition.name)
         return wrappers
+
+    def _may_call_a_decorator(self, segment: Segment) -> bool:
+        """What the text says of :meth:`_calls_a_decorator`, which walks the
+        whole tree: a name CPython normalises (NFKC) is not spelled as
+        written, so a definition with other than ASCII is only screened for
+        the name."""
+        text = self._text(segment)
+        if not text.isascii():
+            return bool(self._mentions.search(text))
+        return bool(self._called.search(text))
 
     def _calls_a_decorator(self, function: _AnyDefinition) -> bool:
         for node in ast.walk(function):
@@ -261,10 +287,9 @@ class Screen:
             return True
         if any(_last_part(base) in self._bases or "Task" in _dotted(base) for base in definition.bases):
             return True
-        if self._project_decorator is not None and any(
+        subclasses_project = self._project_decorator is not None and any(
             self._from_project(_dotted(base)) for base in definition.bases
-        ):
-            return True  # a subclass of a project class, which may be a task base
+        )
         for member in definition.body:
             if isinstance(member, _Function) and self._decorated_as_task(member):
                 return True
@@ -273,7 +298,23 @@ class Screen:
                 for target in (member.targets if isinstance(member, ast.Assign) else [member.target])
             ):
                 return True
+        if not subclasses_project:
+            return False
+        # A subclass of a project class may be a task class through its
+        # bases: one that can be a task itself (a ``run`` or ``__call__``, or
+        # methods from a base in the module) is parsed up front; any other
+        # only matters as a base, and detection parses it when it asks.
+        if self._may_be_a_task_itself(definition):
+            return True
+        self._bases_only.add(id(definition))
         return False
+
+    def _may_be_a_task_itself(self, definition: ast.ClassDef) -> bool:
+        if any(isinstance(m, _Function) and m.name in _TASK_METHODS for m in definition.body):
+            return True
+        if self._local_classes is None:
+            self._local_classes = _class_names(self._segments)
+        return any(_dotted(base) in self._local_classes for base in definition.bases)
 
     def _decorated_as_task(self, function: Union[ast.FunctionDef, ast.AsyncFunctionDef]) -> bool:
         return any(self._may_make_task(decorator) for decorator in function.decorator_list)
@@ -425,9 +466,12 @@ class Piece:
 class Later:
     """The module's definitions left as text, each parsed on its own when first asked for."""
 
-    def __init__(self, lines: Sequence[str], waiting: Mapping[int, Segment]) -> None:
+    def __init__(
+        self, lines: Sequence[str], waiting: Mapping[int, Segment], detected: AbstractSet[int] = frozenset()
+    ) -> None:
         self._lines = lines
         self.waiting = dict(waiting)
+        self.detected = detected  # the classes detection reads (Screen.detected)
         self.pieces: List[Piece] = []  # parsed so far, for positions
 
     def parse(self, segment: Segment) -> cst.BaseCompoundStatement:
@@ -453,20 +497,34 @@ class Definitions(Generic[Node]):
         self._waiting: Dict[str, Tuple[int, Callable[[], Node]]] = {}
         self._parsed: Dict[str, Node] = {}
         self._up_front_nodes: Optional[Dict[str, Node]] = None
+        self._detected: Dict[str, None] = {}  # waiting, but read by detection (ordered)
 
     def add(self, name: str, number: int, node: Node) -> None:
         """A definition parsed up front, ``number`` its place in the module."""
         if name not in self._waiting or number > self._waiting[name][0]:
             self._waiting.pop(name, None)
+            self._detected.pop(name, None)
             self._up_front[name] = (number, node)
             self._up_front_nodes = None
 
-    def add_waiting(self, name: str, number: int, parse: Callable[[], Node]) -> None:
-        """A definition left as text, which ``parse`` turns into its node."""
+    def add_waiting(
+        self, name: str, number: int, parse: Callable[[], Node], detected: bool = False
+    ) -> None:
+        """A definition left as text, which ``parse`` turns into its node;
+        ``detected``: detection reads it all the same (see :meth:`detected`)."""
         if name not in self._up_front or number > self._up_front[name][0]:
             self._up_front.pop(name, None)
             self._waiting[name] = (number, parse)
+            self._detected.pop(name, None)
+            if detected:
+                self._detected[name] = None
             self._up_front_nodes = None
+
+    def detected(self) -> List[str]:
+        """The names left as text that detection reads besides :meth:`up_front`
+        (a class that can be a task only through its bases): parsed when
+        detection asks about them, in the same way whatever was asked before."""
+        return list(self._detected)
 
     def up_front(self) -> Dict[str, Node]:
         if self._up_front_nodes is None:

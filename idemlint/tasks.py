@@ -323,7 +323,9 @@ def _index_waiting(index: ModuleIndex, later: Later, segment: Segment) -> None:
             _order_methods(index, statement, segment.number)
             return statement
 
-        index.classes.add_waiting(definition.name, segment.number, parse_class)
+        index.classes.add_waiting(
+            definition.name, segment.number, parse_class, detected=segment.number in later.detected
+        )
     elif definition is not None:
 
         def parse_function() -> cst.FunctionDef:
@@ -905,7 +907,7 @@ def find_tasks(index: ModuleIndex, decorators: Decorators = Decorators()) -> Lis
         if id(task.function) not in found:
             found[id(task.function)] = classes.given_to(task, None)
             order.setdefault(id(task.function), (*index.order.get(id(enclosing), (0, 0))[:1], len(order)))
-    for owner in classes.all():
+    for owner in classes.with_run():
         run = index.methods(owner).get("run")
         if run is not None and id(run) not in found:
             how = _task_class_description(index, owner, resolver)
@@ -1097,13 +1099,22 @@ class TaskClasses:
         self._index = index
         self._decorators = decorators
         self._resolver = index.resolver()
-        self._classes: Optional[List[cst.ClassDef]] = None
+        self._classes: Optional[Set[int]] = None
 
-    def all(self) -> List[cst.ClassDef]:
-        """The module's ``Task`` subclasses (:func:`task_classes`)."""
+    def holds(self, owner: cst.ClassDef) -> bool:
+        """Whether a class of the module is a ``Task`` subclass; all of them
+        are worked out (:func:`task_classes`) the first time one is asked about."""
         if self._classes is None:
-            self._classes = task_classes(self._index, self._resolver, self._decorators.task_base)
-        return self._classes
+            found = task_classes(self._index, self._resolver, self._decorators.task_base)
+            self._classes = {id(c) for c in found}
+        return id(owner) in self._classes
+
+    def with_run(self) -> List[cst.ClassDef]:
+        """The ``Task`` subclasses with a ``run`` (class-based tasks); only
+        those classes and their bases are examined."""
+        index = self._index
+        among = [name for name, owner in index.classes.up_front().items() if "run" in index.methods(owner)]
+        return task_classes(index, self._resolver, self._decorators.task_base, among=among)
 
     def options_of(self, owner: cst.ClassDef) -> Dict[str, Inherited]:
         """What a class of this module sets, through its project bases."""
@@ -1117,7 +1128,7 @@ class TaskClasses:
             return None
         if spelled in self._index.classes:
             owner = self._index.classes[spelled]
-            return self.options_of(owner) if any(owner is c for c in self.all()) else None
+            return self.options_of(owner) if self.holds(owner) else None
         if not self._resolver.is_imported(spelled.split(".")[0]):
             return None
         resolved = self._resolver.resolve(expression)
@@ -1346,20 +1357,30 @@ def _arq_functions(
 
 
 def task_classes(
-    index: ModuleIndex, resolver: Resolver, project_task_base: Callable[[str], bool] = _no_task_base
+    index: ModuleIndex,
+    resolver: Resolver,
+    project_task_base: Callable[[str], bool] = _no_task_base,
+    among: Optional[Iterable[str]] = None,
 ) -> List[cst.ClassDef]:
     """Celery ``Task`` subclasses, including subclasses of those in the
     module, of those another project module defines (``project_task_base``)
-    and classes registered with ``app.register_task``."""
+    and classes registered with ``app.register_task``.
+
+    With ``among`` (class names), only those and their bases in the module
+    are examined besides the registered ones: whether a class is a task
+    class depends on its bases alone, and asking the project about the
+    bases of every other class would parse modules nobody needs.
+    """
     task_classes: Dict[str, cst.ClassDef] = {}
     for name in index.registered_classes:
         owner = index.classes.get(name)
         if owner is not None:
             task_classes[name] = owner
+    candidates = _detection_classes(index, among)
     changed = True
     while changed:
         changed = False
-        for name, owner in index.classes.up_front().items():
+        for name, owner in candidates.items():
             if name in task_classes:
                 continue
             for base in owner.bases:
@@ -1372,6 +1393,39 @@ def task_classes(
                     changed = True
                     break
     return list(task_classes.values())
+
+
+def _detection_classes(index: ModuleIndex, among: Optional[Iterable[str]]) -> Dict[str, cst.ClassDef]:
+    """The classes detection reads (those parsed up front, then those it
+    parses only now, see ``Definitions.detected``): all of them, or ``among``
+    and, transitively, their bases in the module."""
+    up_front = index.classes.up_front()
+    detected = [name for name in index.classes.detected() if name not in up_front]
+
+    def read(name: str) -> Optional[cst.ClassDef]:
+        if name in up_front:
+            return up_front[name]
+        return index.classes.get(name) if name in detected else None
+
+    if among is None:
+        names: Iterable[str] = [*up_front, *detected]
+    else:
+        found: Set[str] = set()
+        waiting = list(among)
+        while waiting:
+            name = waiting.pop()
+            owner = read(name)
+            if name in found or owner is None:
+                continue
+            found.add(name)
+            waiting += [spelled for spelled in map(dotted_name, (b.value for b in owner.bases)) if spelled]
+        names = [name for name in [*up_front, *detected] if name in found]
+    classes: Dict[str, cst.ClassDef] = {}
+    for name in names:
+        owner = read(name)
+        if owner is not None:
+            classes[name] = owner
+    return classes
 
 
 def _imported_task_base(

@@ -20,6 +20,7 @@ from conftest import RunCli
 from idemlint import engine
 from idemlint.cache import DIRECTORY_NAME
 from idemlint.engine import could_hold_tasks
+from idemlint.project import LoadedModule, load_source
 from idemlint.settings import DEFAULT_SETTINGS
 from idemlint.tasks import build_index, find_tasks, task_decorators
 
@@ -476,3 +477,38 @@ def test_a_module_that_starts_setting_the_apps_task_class_checks_its_tasks_again
 )
 def test_tasks_made_inside_functions(source: str, expected: List[Tuple[str, str, List[str], bool]]) -> None:
     assert task_options(source) == expected
+
+
+def test_a_task_base_two_modules_away_through_classes_left_as_text(
+    tmp_path: pathlib.Path, run_cli: RunCli
+) -> None:
+    """``Middle`` and ``Local`` subclass a project class and can be tasks only
+    through their bases: they are left as text and read when asked about."""
+    package = tmp_path / "proj"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "base.py").write_text("from celery import Task\n\n\nclass Base(Task):\n    abstract = True\n")
+    (package / "views.py").write_text("class View:\n    pass\n")
+    mixins = (
+        "from proj.base import Base\nfrom proj.views import View\n\n\n"
+        "class Middle(Base):\n    retries = 3\n\n\n"
+        "class Local(Middle):\n    pass\n\n\n"
+        "class Page(View):\n    title = 'x'\n"
+    )
+    (package / "mixins.py").write_text(mixins)
+    post = "        requests.post('https://x.example', json={'o': order_id})\n"
+    (package / "jobs.py").write_text(
+        "import requests\nfrom celery import shared_task\nfrom proj.mixins import Local, Page\n\n\n"
+        "class Sync(Local):\n    def run(self, order_id):\n" + post + "\n\n"
+        "class Render(Page):\n    def run(self, order_id):\n" + post + "\n\n"
+        "@shared_task\ndef ping():\n    return 'pong'\n"
+    )
+    loaded = load_source(mixins.encode(), str(package / "mixins.py"), project_decorator=lambda name: True)
+    assert isinstance(loaded, LoadedModule)
+    # Local is parsed up front: it subclasses a class detection reads.
+    assert (list(loaded.index.classes.up_front()), loaded.index.classes.detected()) == (["Local"], ["Middle", "Page"])
+    status, out, err = run_cli("check", "--no-cache", str(package))
+    assert (status, err) == (1, "")
+    assert reported(out) == [(str(package / "jobs.py"), 8, "IDM002")]
+    status, out, _ = run_cli("tasks", str(package))
+    assert "Sync" in out and "Render" not in out

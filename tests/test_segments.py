@@ -441,3 +441,25 @@ def test_in_a_project_an_imported_decorator_from_the_project_is_parsed_up_front(
     assert isinstance(loaded, LoadedModule) and loaded.later is not None
     assert [segment.definition().name for segment in loaded.later.waiting.values()] == ["on_save"]  # type: ignore[union-attr]
     assert ("django.dispatch", None, None) in project.lookups
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "shared_task(**options)",
+        "(shared_task)(**options)",
+        "shared_task  # the decorator\n        (**options)",
+        "shared_task \\\n        (**options)",
+        "celery.shared_task(**options)(fn)",
+    ],
+    ids=["plain", "parenthesised", "comment before the bracket", "continuation", "called twice"],
+)
+def test_a_wrapper_is_parsed_up_front_however_its_call_is_spelled(call: str) -> None:
+    source = (
+        "import celery\nfrom celery import shared_task\n\n\n"
+        f"def background(fn=None, **options):\n    return (\n        {call}\n    )\n\n\n"
+        "def unrelated():\n    return 'shared_task'\n"
+    )
+    loaded = load_source(source, "tasks.py")
+    assert isinstance(loaded, LoadedModule)
+    assert list(loaded.index.functions.up_front()) == ["background"]

@@ -161,6 +161,29 @@ def _assignment(
     return [], None
 
 
+class _Answer:
+    """Whether a class is a task class, worked out the first time a setting
+    in its body (or a subclass's) needs it."""
+
+    def __init__(
+        self, node: cst.ClassDef, inherited: Sequence["_Answer"], classes: TaskClasses, resolver: Resolver
+    ) -> None:
+        self._node = node
+        self._inherited = inherited
+        self._classes = classes
+        self._resolver = resolver
+        self._known: Optional[bool] = None
+
+    def __call__(self) -> bool:
+        if self._known is None:
+            self._known = (
+                self._classes.holds(self._node)
+                or any(base() for base in self._inherited)
+                or any(is_task_base(base.value, self._resolver) for base in self._node.bases)
+            )
+        return self._known
+
+
 class _Walker:
     """One pass over the module's statements (not its expressions)."""
 
@@ -171,10 +194,10 @@ class _Walker:
         # name the project's own (asking would parse every module called).
         self.statement_decorators = replace(task_decorators, project=Decorators().project)
         self.resolver: Resolver = index.resolver()
+        # Worked out only when a class body needs it (see _Answer).
         self.classes = TaskClasses(index, task_decorators)
-        self.task_classes = {id(c) for c in self.classes.all()}
         self.class_places: Dict[str, _Place] = {}
-        self.class_is_task: Dict[str, bool] = {}
+        self.class_is_task: Dict[str, _Answer] = {}
         self.places: List[_Place] = []
 
     def place(self, *parents: _Place, subject: str = "", scope: str = "") -> _Place:
@@ -397,11 +420,8 @@ class _Walker:
                 self.calls(decorator.decorator, app)
         bases = [dotted_name(base.value) for base in node.bases if base.keyword is None]
         local_bases = [self.class_places[b] for b in bases if b in self.class_places]
-        is_task = (
-            id(node) in self.task_classes
-            or any(self.class_is_task.get(b or "", False) for b in bases)
-            or any(is_task_base(base.value, self.resolver) for base in node.bases)
-        )
+        inherited = [self.class_is_task[b] for b in bases if b is not None and b in self.class_is_task]
+        is_task = _Answer(node, inherited, self.classes, self.resolver)
         name = node.name.value
         imported = self.inherited_place({}, self.imported_bases_options(node))
         place = self.place(*local_bases, *imported, app, subject=f" in class `{name}`")
@@ -422,7 +442,7 @@ class _Walker:
         return found
 
     def class_body(
-        self, statements: Sequence[cst.CSTNode], place: _Place, app: _Place, is_task: bool
+        self, statements: Sequence[cst.CSTNode], place: _Place, app: _Place, is_task: _Answer
     ) -> None:
         for statement in statements:
             if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
@@ -439,7 +459,7 @@ class _Walker:
                     self.class_body(block, place, app, is_task)
 
     def class_attribute(
-        self, small: cst.BaseSmallStatement, place: _Place, app: _Place, is_task: bool
+        self, small: cst.BaseSmallStatement, place: _Place, app: _Place, is_task: _Answer
     ) -> None:
         targets, value = _assignment(small)
         if value is None:
@@ -453,7 +473,7 @@ class _Walker:
             elif name == TASK_REJECT:
                 # Any class: a mixin may carry it into a Task subclass.
                 self.task_setting(place, name, value, small, "assign")
-            elif name == TASK_ACKS and is_task:
+            elif name == TASK_ACKS and is_task():
                 self.task_setting(place, name, value, small, "assign")
         self.calls(value, app)
 
