@@ -46,6 +46,7 @@ from idemlint import __version__
 from idemlint.atomic import temporary_pattern, write_atomic
 from idemlint.codes import FILE_PROBLEM_CODES, RULE_CODES
 from idemlint.findings import FileProblem, Finding
+from idemlint.screens import Screened, as_json, from_json
 from idemlint.safe_io import Unsafe, open_directory, read_regular
 from idemlint.settings import Settings
 
@@ -55,6 +56,9 @@ TAG_NAME = "CACHEDIR.TAG"
 MAX_BYTES = 64 * 1024 * 1024
 MAX_ENTRY_BYTES = 4 * 1024 * 1024
 MAX_VARIANTS = 4
+# The entry that remembers what the byte screen found (idemlint.screens):
+# one per settings, a line of a few dozen bytes per file.
+MAX_SCREENS_BYTES = 32 * 1024 * 1024
 # Deeper than any entry idemlint writes ({"variants": [{"findings": [[...]]}]}).
 MAX_DEPTH = 8
 # A temporary file this old belongs to a run that was killed before its rename.
@@ -193,22 +197,56 @@ class Cache:
             if self._unlink(name):
                 total -= files[name].st_size
 
+    def screens(self) -> Dict[str, Screened]:
+        """What earlier runs' byte screens found, by content hash (empty
+        when nothing valid is stored): an entry like the others, signed and
+        checked field by field."""
+        key = self._screens_key()
+        self._used.add(key)
+        payload = self._signed_payload(key, MAX_SCREENS_BYTES) if self.ready() else None
+        if payload is None or _depth(payload) > MAX_DEPTH:
+            return {}
+        try:
+            document = json.loads(payload)
+            if not isinstance(document, dict) or set(document) != {"screens"}:
+                return {}
+            return from_json(document["screens"])
+        except (ValueError, RecursionError):
+            return {}
+
+    def put_screens(self, screened: Dict[str, Screened]) -> None:
+        """Store what this run's byte screen found (see :meth:`screens`)."""
+        key = self._screens_key()
+        self._used.add(key)
+        payload = json.dumps({"screens": as_json(screened)}, separators=(",", ":")).encode()
+        self._store(key, self.signed(key, payload), MAX_SCREENS_BYTES)
+
+    def _screens_key(self) -> str:
+        return self.key("\0screens", "")
+
     # Reading
 
     def _load(self, key: str) -> List[Entry]:
-        if self._entries_fd is None or not _KEY.fullmatch(key):
-            return []
-        try:
-            content, _ = read_regular(key + ".json", self._entries_fd, MAX_ENTRY_BYTES)
-        except (OSError, Unsafe):
-            return []  # absent, a link, a FIFO, too large: a miss
-        mac, newline, payload = content.partition(b"\n")
-        if not newline or not hmac.compare_digest(mac, self._mac(key, payload).encode()):
+        payload = self._signed_payload(key, MAX_ENTRY_BYTES)
+        if payload is None:
             return []
         try:
             return decode_variants(payload)
         except Invalid:
             return []
+
+    def _signed_payload(self, key: str, limit: int) -> Optional[bytes]:
+        """The payload of the entry ``key`` when its signature holds."""
+        if self._entries_fd is None or not _KEY.fullmatch(key):
+            return None
+        try:
+            content, _ = read_regular(key + ".json", self._entries_fd, limit)
+        except (OSError, Unsafe):
+            return None  # absent, a link, a FIFO, too large: a miss
+        mac, newline, payload = content.partition(b"\n")
+        if not newline or not hmac.compare_digest(mac, self._mac(key, payload).encode()):
+            return None
+        return payload
 
     def signed(self, key: str, payload: bytes) -> bytes:
         """An entry file's content: the payload's keyed hash on the first line, then the payload."""
@@ -229,9 +267,11 @@ class Cache:
         self._used.add(key)
         self._variants[key] = variants
         payload = json.dumps({"variants": [_as_json(v) for v in variants]}, separators=(",", ":")).encode()
-        content = self.signed(key, payload)
-        if len(content) > MAX_ENTRY_BYTES:
-            return  # it could not be read back
+        self._store(key, self.signed(key, payload), MAX_ENTRY_BYTES)
+
+    def _store(self, key: str, content: bytes, limit: int) -> None:
+        if not self.ready() or not _KEY.fullmatch(key) or len(content) > limit:
+            return  # too large could not be read back
         try:
             entries = self._entries_fd if self._entries_fd is not None else self._create()
             if entries is None:

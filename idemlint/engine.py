@@ -24,9 +24,11 @@ from typing import (
     TYPE_CHECKING,
     Callable,
     Dict,
+    FrozenSet,
     Iterable,
     Iterator,
     List,
+    Mapping,
     Optional,
     Sequence,
     Set,
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
 
     from idemlint.analysis import Summaries
     from idemlint.cache import Cache, Dependency, Entry
+    from idemlint.screens import Screened
     from idemlint.project import LoadedModule, Lookup, Project
     from idemlint.tasks import Decorators, Task
 
@@ -147,7 +150,14 @@ def lint_paths(
     parsed at all.
     """
     named, files, problems = _files_to_check(paths, settings, force_exclude, project)
-    candidates, read_problems, app_files = _candidates(files, settings)
+    remembered = cache.screens() if cache is not None and cache.ready() else None
+    candidates, read_problems, app_files, seen = _candidates(files, settings, remembered)
+    if cache is not None and remembered is not None:
+        from idemlint.screens import kept as screens_to_keep
+
+        kept, changed = screens_to_keep(seen, remembered)
+        if changed:
+            cache.put_screens(kept)
     results = _results(candidates, _ProjectFiles(files, app_files), settings, jobs, cache)
     reported = _ReportedFiles(named if project is not None else None)
     findings: Dict[Tuple[str, int, int, str], Finding] = {}
@@ -478,34 +488,61 @@ def _may_configure_an_app(raw: bytes) -> bool:
 
 
 def _candidates(
-    paths: Sequence[str], settings: Settings
-) -> Tuple[List[_Candidate], List[FileProblem], Tuple[str, ...]]:
+    paths: Sequence[str], settings: Settings, remembered: Optional[Mapping[str, "Screened"]] = None
+) -> Tuple[List[_Candidate], List[FileProblem], Tuple[str, ...], Dict[str, "Screened"]]:
     """Read every file once; keep those that can hold tasks or task
     configuration, and those that decorate with a name the project may
     define as its own task decorator (see :class:`_ProjectDecoratorNames`);
-    also say which may configure a Celery app (:data:`_APP_TEXT`)."""
+    also say which may configure a Celery app (:data:`_APP_TEXT`).
+
+    With ``remembered`` (what a cached run's screen found, by content
+    hash), a file whose bytes an earlier run screened is not screened
+    again; what each file's bytes screened to comes back by their hash.
+    """
+    from idemlint.cache import content_hash
+
     candidates: List[_Candidate] = []
     problems: List[FileProblem] = []
     app_files: List[str] = []
+    seen: Dict[str, "Screened"] = {}
     names = _ProjectDecoratorNames()
     for path in paths:
         raw = _read(path)
         if isinstance(raw, FileProblem):
             problems.append(raw)
             continue
-        if _may_configure_an_app(raw):
-            app_files.append(path)
-        names.read(path, raw)
-        if could_hold_tasks(raw, settings):
-            candidates.append((path, raw))
+        if remembered is None:
+            screened = _screened(raw, settings)
         else:
-            names.screened_out(path, raw)
+            digest = content_hash(raw)
+            screened = remembered.get(digest) or _screened(raw, settings)
+            seen[digest] = screened
+        if screened.configures_app:
+            app_files.append(path)
+        names.add(path, screened)
+        if screened.holds_tasks:
+            candidates.append((path, raw))
     for path in sorted(names.users()):
         raw = _read(path)  # read again: only a file that uses such a name
         if isinstance(raw, bytes) and names.uses_one(raw):
             candidates.append((path, raw))
     order = {path: number for number, path in enumerate(paths)}
-    return sorted(candidates, key=lambda candidate: order[candidate[0]]), problems, tuple(app_files)
+    return (
+        sorted(candidates, key=lambda candidate: order[candidate[0]]), problems, tuple(app_files), seen
+    )
+
+
+def _screened(raw: bytes, settings: Settings) -> "Screened":
+    """What the byte screen finds in one file's bytes."""
+    from idemlint.screens import Screened
+
+    holds_tasks = could_hold_tasks(raw, settings)
+    return Screened(
+        holds_tasks,
+        _may_configure_an_app(raw),
+        _ProjectDecoratorNames.definitions(raw),
+        frozenset() if holds_tasks else _ProjectDecoratorNames.decorators(raw),
+    )
 
 
 class _ProjectDecoratorNames:
@@ -537,16 +574,27 @@ class _ProjectDecoratorNames:
         self._used: Dict[str, Set[bytes]] = {}
         self._defined: Set[bytes] = set()
 
-    def read(self, path: str, raw: bytes) -> None:
-        if any(text in raw for text in self._TASK_TEXT):
-            self._definitions[path] = set(self._DEFINED_NAME.findall(b"\n" + raw))
+    @classmethod
+    def definitions(cls, raw: bytes) -> Optional[FrozenSet[bytes]]:
+        """The names a file with task text defines at module level (None without task text)."""
+        if any(text in raw for text in cls._TASK_TEXT):
+            return frozenset(cls._DEFINED_NAME.findall(b"\n" + raw))
+        return None
 
-    def screened_out(self, path: str, raw: bytes) -> None:
+    @classmethod
+    def decorators(cls, raw: bytes) -> FrozenSet[bytes]:
+        """The last parts of the names a file decorates with."""
         if b"@" not in raw:  # most migrations and models: no pattern to run
-            return
-        used = self._decorators(raw)
-        if used:
-            self._used[path] = used
+            return frozenset()
+        return frozenset(name.rpartition(b".")[2] for name in cls._DECORATOR.findall(b"\n" + raw))
+
+    def add(self, path: str, screened: "Screened") -> None:
+        """What the screen found in one file (a file that can hold tasks is
+        analysed anyway: what it decorates with does not matter)."""
+        if screened.defined is not None:
+            self._definitions[path] = set(screened.defined)
+        if not screened.holds_tasks and screened.decorates:
+            self._used[path] = set(screened.decorates)
 
     def users(self) -> Set[str]:
         """The files screened out that use a name defined so."""
@@ -570,10 +618,7 @@ class _ProjectDecoratorNames:
         return defined
 
     def uses_one(self, raw: bytes) -> bool:
-        return bool(self._decorators(raw) & self._defined)
-
-    def _decorators(self, raw: bytes) -> Set[bytes]:
-        return {name.rpartition(b".")[2] for name in self._DECORATOR.findall(b"\n" + raw)}
+        return bool(self.decorators(raw) & self._defined)
 
 
 def _load(
@@ -886,7 +931,7 @@ def list_tasks(
     nothing is traced, nothing cached.
     """
     named, files, problems = _files_to_check(paths, settings, force_exclude, project)
-    candidates, read_problems, app_files = _candidates(files, settings)
+    candidates, read_problems, app_files, _ = _candidates(files, settings)
     reported = _ReportedFiles(named if project is not None else None)
     found: Dict[Tuple[str, int, str], TaskInfo] = {}
     file_problems = list(read_problems)

@@ -22,7 +22,14 @@ import pytest
 
 from idemlint import cache as cache_module
 from idemlint import engine
-from idemlint.cache import DIRECTORY_NAME, MAX_ENTRY_BYTES, Cache, Invalid, decode_variants
+from idemlint.cache import (
+    DIRECTORY_NAME,
+    MAX_ENTRY_BYTES,
+    MAX_SCREENS_BYTES,
+    Cache,
+    Invalid,
+    decode_variants,
+)
 from idemlint.codes import RULE_CODES
 from idemlint.settings import DEFAULT_SETTINGS
 from conftest import RunCli
@@ -215,13 +222,27 @@ def attacker_entries(tmp_path: pathlib.Path, repo: pathlib.Path, run_cli: RunCli
     return cache_dir
 
 
-def forge(cache_dir: pathlib.Path, change: Callable[[Dict[str, object]], bytes]) -> None:
-    """Rewrite every entry's payload, signed with whichever secret is current."""
+def forge(
+    cache_dir: pathlib.Path, change: Callable[[Dict[str, object]], bytes], screens: bool = True
+) -> None:
+    """Rewrite every entry's payload, signed with whichever secret is current;
+    with ``screens``, the entry of what the byte screen found says that no
+    file holds a task.  (Signed with the user's own secret, that entry is
+    believed: unlike a finding, nothing in it can be checked against the
+    files without screening them again.)"""
     signer = Cache(str(cache_dir.parent / "unused-cache"), DEFAULT_SETTINGS)
     assert signer.ready()
     for entry in (cache_dir / "entries").iterdir():
         payload = json.loads(entry.read_bytes().split(b"\n", 1)[1])
-        entry.write_bytes(signer.signed(entry.stem, change(payload)))
+        if "variants" in payload:
+            entry.write_bytes(signer.signed(entry.stem, change(payload)))
+        elif screens:
+            entry.write_bytes(signer.signed(entry.stem, no_task_anywhere(payload)))
+
+
+def no_task_anywhere(payload: Dict[str, object]) -> bytes:
+    screens: Dict[str, object] = payload["screens"]  # type: ignore[assignment]
+    return json.dumps({"screens": {digest: [False, False, None, []] for digest in screens}}).encode()
 
 
 def variants(*variant: Dict[str, object]) -> bytes:
@@ -342,7 +363,7 @@ def test_a_signed_entry_is_still_checked_field_by_field(
     repo = repository(tmp_path)
     cache_dir = genuine_cache(run_cli, repo)
     expected = check(run_cli, repo, "--no-cache")
-    forge(cache_dir, SIGNED_BUT_INVALID[damage])
+    forge(cache_dir, SIGNED_BUT_INVALID[damage], screens=False)
     analysed = count_analysed(monkeypatch)
     assert check(run_cli, repo) == expected
     assert sum(analysed) == 1  # shop/tasks.py, the one task file
@@ -476,3 +497,74 @@ def test_brackets_inside_strings_do_not_count_as_nesting(payload: bytes) -> None
 def test_nesting_is_refused_before_parsing() -> None:
     with pytest.raises(Invalid, match="nested too deeply"):
         decode_variants(b'{"variants": [' + b"[" * 10 + b"]" * 10 + b"]}")
+
+
+# What the byte screen found, remembered by content hash
+
+
+def screened_files(monkeypatch: pytest.MonkeyPatch) -> List[int]:
+    """How many files each run's byte screen reads (one count per call)."""
+    screened: List[int] = []
+    screen = engine._screened
+
+    def counting(raw: bytes, settings: object) -> object:
+        screened.append(1)
+        return screen(raw, settings)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "_screened", counting)
+    return screened
+
+
+def test_a_warm_run_screens_only_the_files_whose_bytes_changed(
+    tmp_path: pathlib.Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = repository(tmp_path)
+    genuine_cache(run_cli, repo)
+    files = len(list(repo.rglob("*.py")))
+    screened = screened_files(monkeypatch)
+    warm = check(run_cli, repo)
+    assert warm[0] == 1 and FINDING in warm[1] and screened == []
+    # A file that starts to hold a task is screened again, and analysed.
+    (repo / "shop" / "later.py").write_text(
+        "import requests\nfrom celery import shared_task\n\n\n@shared_task\ndef later(pk):\n"
+        "    requests.post('https://x.example/', json={'pk': pk})\n"
+    )
+    status, out, err = check(run_cli, repo)
+    assert (status, err) == (1, "")
+    assert FINDING in out and "shop/later.py:7:5: IDM002" in out
+    assert len(screened) == 1 and files + 1 == len(list(repo.rglob("*.py")))
+
+
+def screens_entry(cache_dir: pathlib.Path) -> pathlib.Path:
+    (found,) = [e for e in (cache_dir / "entries").iterdir() if b'{"screens"' in e.read_bytes()]
+    return found
+
+
+SCREENS_SIGNED_BUT_INVALID = {
+    "not JSON": b"{not json",
+    "deeply nested": b"[" * 100_000,
+    "another shape": b'{"screens": [], "more": 1}',
+    "a malformed digest": b'{"screens": {"../x": [false, false, null, []]}}',
+    "a string for a flag": b'{"screens": {"%s": ["no", false, null, []]}}' % (b"0" * 32),
+    "a name that is no name": b'{"screens": {"%s": [false, false, ["a b"], []]}}' % (b"0" * 32),
+    "too few fields": b'{"screens": {"%s": [false, false, null]}}' % (b"0" * 32),
+    "oversized": b" " * (MAX_SCREENS_BYTES + 1),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(SCREENS_SIGNED_BUT_INVALID))
+def test_a_signed_screen_entry_is_still_checked_field_by_field(
+    damage: str, tmp_path: pathlib.Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Anything idemlint could not have written is nothing remembered: every
+    file is screened again, and the run reports what it should."""
+    repo = repository(tmp_path)
+    cache_dir = genuine_cache(run_cli, repo)
+    entry = screens_entry(cache_dir)
+    signer = Cache(str(cache_dir.parent / "unused-cache"), DEFAULT_SETTINGS)
+    assert signer.ready()
+    entry.write_bytes(signer.signed(entry.stem, SCREENS_SIGNED_BUT_INVALID[damage]))
+    screened = screened_files(monkeypatch)
+    status, out, err = check(run_cli, repo)
+    assert (status, FINDING in out, err) == (1, True, "")
+    assert len(screened) == len(list(repo.rglob("*.py")))
