@@ -33,9 +33,18 @@ def module_name(path: str, memo: Optional[_Memo] = None) -> Tuple[str, str]:
     return _named(path, True, {} if memo is None else memo)
 
 
-def _named(path: str, namespaces: bool, memo: _Memo) -> Tuple[str, str]:
-    """(name, package), counting namespace portions or from ``__init__.py`` files alone."""
-    directory, filename = os.path.split(os.path.abspath(path))
+def _named(
+    path: str, namespaces: bool, memo: _Memo, absolute: Optional[Dict[str, str]] = None
+) -> Tuple[str, str]:
+    """(name, package), counting namespace portions or from ``__init__.py``
+    files alone; ``absolute`` shares each directory's absolute path."""
+    head, filename = os.path.split(path)
+    if absolute is None:
+        directory = os.path.abspath(head)
+    elif head in absolute:
+        directory = absolute[head]
+    else:
+        directory = absolute[head] = os.path.abspath(head)
     stem = filename[:-3] if filename.endswith(".py") else filename
     packages = _packages(directory, memo)[0 if namespaces else 1]
     parts = list(packages) if stem == "__init__" else [*packages, stem]
@@ -66,11 +75,12 @@ def module_files(paths: Iterable[str]) -> Dict[str, str]:
     files: Dict[str, str] = {}
     short: Dict[str, str] = {}
     memo: _Memo = {}
+    absolute: Dict[str, str] = {}  # thousands of files, a few hundred directories
     for path in paths:
-        name, _ = _named(path, True, memo)
+        name, _ = _named(path, True, memo, absolute)
         if name:
             files.setdefault(name, path)
-        alias, _ = _named(path, False, memo)
+        alias, _ = _named(path, False, memo, absolute)
         if alias and alias != name:
             short.setdefault(alias, path)
     for alias, path in short.items():

@@ -954,15 +954,21 @@ def _tasks_made_in_bodies(
     inside of the project's own task decorator, not a task: what it runs
     is decided by whoever uses that decorator.
     """
+    # A call in a body is not followed into other modules (that would load
+    # every module whose functions a body calls): the registrations read are
+    # by decorators this module knows (its imports, aliases and wrappers).
+    calling = replace(decorators, project=_no_project_decorator)
     for owner, function in _functions_with_owner(index):
-        if _wrapped_framework(function, resolver, decorators, local_functions) is None and not any(
+        if _wrapped_framework(function, resolver, calling, local_functions) is None and not any(
             _decorated_inside(function)
         ):
             continue  # the common case, decided by one shallow scan
         prefix = f"{owner.name.value}.{function.name.value}" if owner else function.name.value
         # A method's ``self`` or ``cls`` is no function being wrapped.
         receiver = _positional_names(function)[:1] if owner is not None else []
-        made = _made_inside(function, f"{prefix}.<locals>", index, resolver, decorators, local_functions, receiver)
+        made = _made_inside(
+            function, f"{prefix}.<locals>", index, resolver, (decorators, calling), local_functions, receiver
+        )
         yield from ((task, function) for task in made)
 
 
@@ -1005,11 +1011,13 @@ def _made_inside(
     prefix: str,
     index: ModuleIndex,
     resolver: Resolver,
-    decorators: Decorators,
+    known: Tuple[Decorators, Decorators],
     local_functions: AbstractSet[str],
     not_wrapped: Sequence[str] = (),
     enclosing_parameters: AbstractSet[str] = frozenset(),
 ) -> Iterator[Task]:
+    """``known``: the decorators a nested ``def`` may carry, and those a call may register with."""
+    decorators, calling = known
     parameters = enclosing_parameters | (_parameter_names(function) - set(not_wrapped))
     inner = {d.name.value: d for d in _statements_inside(function.body.body) if isinstance(d, cst.FunctionDef)}
     for name, defined in inner.items():
@@ -1019,11 +1027,10 @@ def _made_inside(
             if task is not None:
                 yield task
         yield from _made_inside(
-            defined, f"{prefix}.{name}.<locals>", index, resolver, decorators, local_functions, (),
-            parameters,
+            defined, f"{prefix}.{name}.<locals>", index, resolver, known, local_functions, (), parameters
         )
     for call in _own_calls(function):
-        registered = _registration(call, resolver, decorators, local_functions)
+        registered = _registration(call, resolver, calling, local_functions)
         if registered is None:
             continue
         name, made = registered

@@ -161,6 +161,21 @@ def _assignment(
     return [], None
 
 
+def _assigns(owner: cst.ClassDef, attribute: str) -> bool:
+    """Whether the class body assigns ``attribute`` (``acks_late = True``)."""
+    for statement in owner.body.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                targets: Sequence[cst.BaseAssignTargetExpression] = ()
+                if isinstance(small, cst.Assign):
+                    targets = [target.target for target in small.targets]
+                elif isinstance(small, cst.AnnAssign):
+                    targets = [small.target]
+                if any(isinstance(target, cst.Name) and target.value == attribute for target in targets):
+                    return True
+    return False
+
+
 class _Answer:
     """Whether a class is a task class, worked out the first time a setting
     in its body (or a subclass's) needs it."""
@@ -197,6 +212,7 @@ class _Walker:
         # Worked out only when a class body needs it (see _Answer).
         self.classes = TaskClasses(index, task_decorators)
         self.class_places: Dict[str, _Place] = {}
+        self.classes_set_late_acks = any(_assigns(owner, TASK_ACKS) for owner in index.classes.up_front().values())
         self.class_is_task: Dict[str, _Answer] = {}
         self.places: List[_Place] = []
 
@@ -423,7 +439,10 @@ class _Walker:
         inherited = [self.class_is_task[b] for b in bases if b is not None and b in self.class_is_task]
         is_task = _Answer(node, inherited, self.classes, self.resolver)
         name = node.name.value
-        imported = self.inherited_place({}, self.imported_bases_options(node))
+        # What imported bases set matters only to a class of this module
+        # that sets late acks itself; asking would load their modules.
+        inherited_options = self.imported_bases_options(node) if self.classes_set_late_acks else None
+        imported = self.inherited_place({}, inherited_options)
         place = self.place(*local_bases, *imported, app, subject=f" in class `{name}`")
         self.class_places[name] = place
         self.class_is_task[name] = is_task
