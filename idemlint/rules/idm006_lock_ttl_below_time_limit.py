@@ -13,7 +13,7 @@ from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_te
 from idemlint.effects import Knowledge, is_none
 from idemlint.names import Resolver, argument, literal_number
 from idemlint.rules.base import TaskRule, Violation, where
-from idemlint.tasks import Task
+from idemlint.tasks import Task, class_assignments
 
 _MAX_DEPTH = 12
 
@@ -158,7 +158,7 @@ def _time_limit(task: Task, values: "_Values", resolver: Resolver) -> Optional[_
         return None
     found: List[Tuple[cst.BaseExpression, str, str]] = []
     if task.owner is not None:
-        for option, value in _class_attributes(task.owner).items():
+        for option, value in class_assignments(task.owner).items():
             if option in units:
                 found.append((value, option, "class attribute"))
     for option, value in task.options.items():
@@ -175,22 +175,6 @@ def _time_limit(task: Task, values: "_Values", resolver: Resolver) -> Optional[_
         if seconds > 0 and (best is None or seconds > best.seconds):
             best = _Limit(seconds, option, number.value, unit, source)
     return best
-
-
-def _class_attributes(owner: cst.ClassDef) -> Dict[str, cst.BaseExpression]:
-    found: Dict[str, cst.BaseExpression] = {}
-    for statement in owner.body.body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for small in statement.body:
-            if isinstance(small, cst.Assign):
-                for target in small.targets:
-                    if isinstance(target.target, cst.Name):
-                        found[target.target.value] = small.value
-            elif isinstance(small, cst.AnnAssign) and small.value is not None:
-                if isinstance(small.target, cst.Name):
-                    found[small.target.value] = small.value
-    return found
 
 
 def _ttl_argument(
@@ -313,7 +297,7 @@ class _Values:
             return None
         if not (isinstance(node.value, cst.Name) and node.value.value in ("self", "cls")):
             return None
-        value = _class_attributes(scope.owner).get(node.attr.value)
+        value = class_assignments(scope.owner).get(node.attr.value)
         return self.evaluate(value, None, resolver, depth + 1) if value is not None else None
 
     def _arithmetic(

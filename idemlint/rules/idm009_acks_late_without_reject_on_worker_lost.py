@@ -46,6 +46,7 @@ from idemlint.tasks import (
     Inherited,
     ModuleIndex,
     TaskClasses,
+    class_assignments,
     classify_decorator,
     decorator_app,
     is_task_base,
@@ -161,21 +162,6 @@ def _assignment(
     return [], None
 
 
-def _assigns(owner: cst.ClassDef, attribute: str) -> bool:
-    """Whether the class body assigns ``attribute`` (``acks_late = True``)."""
-    for statement in owner.body.body:
-        if isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                targets: Sequence[cst.BaseAssignTargetExpression] = ()
-                if isinstance(small, cst.Assign):
-                    targets = [target.target for target in small.targets]
-                elif isinstance(small, cst.AnnAssign):
-                    targets = [small.target]
-                if any(isinstance(target, cst.Name) and target.value == attribute for target in targets):
-                    return True
-    return False
-
-
 class _Answer:
     """Whether a class is a task class, worked out the first time a setting
     in its body (or a subclass's) needs it."""
@@ -212,7 +198,9 @@ class _Walker:
         # Worked out only when a class body needs it (see _Answer).
         self.classes = TaskClasses(index, task_decorators)
         self.class_places: Dict[str, _Place] = {}
-        self.classes_set_late_acks = any(_assigns(owner, TASK_ACKS) for owner in index.classes.up_front().values())
+        self.classes_set_late_acks = any(
+            TASK_ACKS in class_assignments(owner) for owner in index.classes.up_front().values()
+        )
         self.class_is_task: Dict[str, _Answer] = {}
         self.places: List[_Place] = []
 
