@@ -550,7 +550,7 @@ class _ProjectDecoratorNames:
     defined at module level (``def``, ``class``, ``name =``) by a statement
     whose text mentions a task decorator (a name ending in ``task``,
     ``actor`` or ``job``) or a ``partial``, such as ``project_task =
-    shared_task`` or ``def instrumented_task(**kw): ... app.task(**kw)``.
+    shared_task`` or ``def timed_task(**kw): ... app.task(**kw)``.
     A superset: detection decides on the syntax tree.  A file screened out
     whose decorators (``@background``, ``@tasks.background(...)``) use one
     of those names is analysed too.  (Class bases are not read: too many

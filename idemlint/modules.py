@@ -2,8 +2,8 @@
 
 A directory with an ``__init__.py`` is a regular package.  A directory
 without one inside a package is a namespace package portion (PEP 420):
-``import onyx.background.tasks`` works when ``onyx/__init__.py`` exists and
-``background/`` has none, so a file there is named ``onyx.background.tasks``.
+``import shop.background.tasks`` works when ``shop/__init__.py`` exists and
+``background/`` has none, so a file there is named ``shop.background.tasks``.
 A directory without ``__init__.py`` and no package above it starts no name:
 where it is imported from (``sys.path``) is not known.
 

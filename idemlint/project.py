@@ -137,7 +137,7 @@ class Project:
     def task_decorator(self, qualified: str) -> Optional[Made]:
         """What a project name makes when it decorates a function, None when
         it is no task decorator; found without configuration: a function or
-        class that wraps a task decorator (sentry's ``instrumented_task``), a
+        class that wraps a task decorator (``def timed_task(**kw)``), a
         module-level alias, instance or ``partial`` of one, followed through
         re-exports (``from .celery import project_task`` in a package
         ``__init__``).  What it looked up is recorded every time it is asked."""

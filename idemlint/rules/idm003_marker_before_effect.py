@@ -321,7 +321,7 @@ def _is_local_object(receiver: cst.BaseExpression, event: Event) -> bool:
 
 def _outside_the_project(call: cst.Call, event: Event) -> bool:
     """A call through an import from another top-level package than this
-    module's own (``sentry_sdk.push_scope`` in ``sentry.tasks``)."""
+    module's own (``metrics_sdk.push_scope`` in ``metrics.tasks``)."""
     module = event.scope.module.name
     spelled = dotted_name(call.func)
     if "." not in module or spelled is None:
