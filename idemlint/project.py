@@ -180,10 +180,10 @@ class Project:
         return found
 
     def _is_task_base(self, qualified: str) -> bool:
-        found = self._split(qualified)
-        if found is None or len(found[1]) != 1:
+        found = self._module_name(qualified)
+        if found is None:
             return False
-        loaded, (name,) = found
+        loaded, name = found
         index = loaded.index
         if name in index.classes:
             owner = index.classes.get(name)
@@ -200,10 +200,10 @@ class Project:
         return self._followed(self._class_options, qualified, self._class_options_of, None)
 
     def _class_options_of(self, qualified: str) -> Optional[ClassOptions]:
-        found = self._split(qualified)
-        if found is None or len(found[1]) != 1:
+        found = self._module_name(qualified)
+        if found is None:
             return None
-        loaded, (name,) = found
+        loaded, name = found
         index = loaded.index
         if name in index.classes:
             return class_options(index, index.classes[name], self.class_options)
@@ -259,10 +259,10 @@ class Project:
         return apps
 
     def _task_decorator(self, qualified: str) -> Optional[Made]:
-        found = self._split(qualified)
-        if found is None or len(found[1]) != 1:
+        found = self._module_name(qualified)
+        if found is None:
             return None
-        loaded, (name,) = found
+        loaded, name = found
         index = loaded.index
         if loaded.name not in self._wrappers:  # found once per module
             self._wrappers[loaded.name] = task_decorator_wrappers(index, self._task_decorators)
@@ -438,6 +438,13 @@ class Project:
             suffix = "()" if rest[0].endswith("()") else ""
             qualified = ".".join([alias + suffix, *rest[1:]])
         return None
+
+    def _module_name(self, qualified: str) -> Optional[Tuple[LoadedModule, str]]:
+        """The project module and the one name in it that ``qualified`` denotes."""
+        found = self._split(qualified)
+        if found is None or len(found[1]) != 1:
+            return None
+        return found[0], found[1][0]
 
     def _split(self, qualified: str) -> Optional[Tuple[LoadedModule, List[str]]]:
         """The project module a name starts with, and what follows it.
