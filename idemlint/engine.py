@@ -60,13 +60,14 @@ if TYPE_CHECKING:
 # substring search (one pattern of alternatives would try each at every
 # common letter: twice the cost of reading).  A word boundary before `Task`
 # and `arq` is a lookbehind: `OnboardingTask` in a 400 KB Django migration
-# must not pass, its libcst tree takes 250 MB.
+# must not pass, its libcst tree takes 250 MB; nor may a quoted `'arq'`
+# (a language code in a settings or migration module's list of languages).
 _TASK_LITERALS = (
     b".task(", b".actor(", b".enqueue", b"shared_task(", b"WorkerSettings", b"acks_late",
     b"ACKS_LATE", b"Job.create(", b"cheduler.schedule(", b"cheduler.cron(", b"register_task(",
     b"send_task(",
 )
-_TASK_PATTERNS = (rb"@[\w.]*(?:task|actor|job)\b", rb"Task(?<!\wTask)\b", rb"arq(?<!\warq)\b")
+_TASK_PATTERNS = (rb"@[\w.]*(?:task|actor|job)\b", rb"Task(?<!\wTask)\b", rb"arq(?<![\w'\"]arq)\b(?!['\"])")
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,8 @@ PASSES = [
     "from rq import job\n\n@job('default')\ndef f(): pass\n",
     "queue.enqueue(send, 1)\n",
     "import arq\n",
+    "from arq.connections import RedisSettings\n",
+    "functions = [arq.func(download, timeout=60)]\n",
     "class WorkerSettings:\n    functions = [f]\n",
     "CELERY_TASK_ACKS_LATE = True\n",
 ]
@@ -23,6 +25,8 @@ SKIPPED = [
     "def task_list(): return []\n",  # a word, not a task shape
     "model = 'sentry.OrganizationOnboardingTask'\n",  # Task without a word boundary
     "import tarq\n",
+    "LANGUAGES = [('ar', 'Arabic'), ('arq', 'Algerian Arabic')]\n",  # a language code, quoted
+    'code = "arq"\n',
 ]
 
 
