@@ -18,13 +18,22 @@ is ten thousand deep.  Each ``elif`` is a link too (libcst nests it in the
 ``if`` before it), and blocks nest no deeper than CPython allows.  The bound
 is an over-estimate by a few links on ordinary code, which the limit leaves
 room for; the analysis then walks any tree within engine.RECURSION_LIMIT.
+
+Scanning every token costs more than CPython's parse, so a file CPython
+has parsed is scanned only where counting characters cannot rule it out
+(:func:`too_deep_parsed`): a piece of whole logical lines with few enough
+operator, bracket and quote characters cannot go past a limit, and a piece
+with too many is split at the statements it holds, down to the pieces that
+are scanned.  The answer is the scan's, only cheaper.
 """
 
 from __future__ import annotations
 
+import ast
+import itertools
 import re
 from dataclasses import dataclass
-from typing import List, Optional, Union
+from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
 # Measured on Python 3.9 and 3.13 with libcst 1.9 and an 8 MB stack: libcst's
 # parser crashes from about 1250 nested brackets, 3500 chained lambdas (the
@@ -237,3 +246,120 @@ class _Blocks:
         elif not keyword:
             self.elifs[-1] = 0
         return position + width
+
+
+# What counting may take as a link or a nesting: every character that can
+# start one (more than the scan counts: names, strings and comments hold
+# some too).  An opening bracket counts twice (the call or subscript it
+# makes, and the level it opens), a quote once (a string's link, and an
+# f-string's level by its closing quote).
+_OPENS = "([{"
+_LINK_CHARACTERS = "-+*/%@&|^~<>.'\""
+_LINK_PAIRS = ("==", "!=")
+_WORD_LINKS = re.compile(r"\b(?:and|or|not|if|else|lambda|await|in|is)\b")
+# A line indented this many characters may open more blocks than allowed.
+_DEEP_INDENTATION = re.compile(r"(?:\A|[\r\n])[ \t\f]{%d}" % (MAX_INDENTATION + 1))
+# Statements split into their bodies this deep at most (an elif chain is
+# an If in an If); past it a piece is scanned whole.
+_MAX_SPLITS = 32
+_BLOCK_FIELDS = ("body", "handlers", "orelse", "finalbody", "cases")
+
+
+def too_deep_parsed(text: str, lines: Sequence[str], tree: ast.Module) -> Optional[TooDeep]:
+    """:func:`too_deep` of ``text``, whose ``lines`` CPython has parsed into
+    ``tree``, scanning only the pieces that counting cannot clear.
+
+    The scan's state does not cross from one logical line to the next but
+    for the blocks (indentation, and the elifs of an if statement), which
+    are then checked on the whole text first: each piece is whole logical
+    lines, and each is cleared or scanned in the order of the text, so the
+    first place found is the scan's.
+    """
+    if text.count("elif") > MAX_LINKS or _DEEP_INDENTATION.search(text):
+        return too_deep(text)
+    offsets = [0, *itertools.accumulate(map(len, lines))]
+    return _Pieces(text, lines, offsets).first_too_deep(tree.body, 1, len(lines), 0)
+
+
+def _may_be_too_deep(piece: str) -> bool:
+    """Whether ``piece`` (whole logical lines) has enough characters to go past a limit."""
+    opens = sum(piece.count(character) for character in _OPENS)
+    if opens > MAX_BRACKETS:
+        return True
+    links = 2 * opens + sum(piece.count(character) for character in _LINK_CHARACTERS)
+    links += sum(piece.count(pair) for pair in _LINK_PAIRS)
+    return links > MAX_LINKS or links + len(_WORD_LINKS.findall(piece)) > MAX_LINKS
+
+
+@dataclass(frozen=True)
+class _Pieces:
+    text: str
+    lines: Sequence[str]
+    offsets: Sequence[int]  # of each line's start in text, and of its end
+
+    def first_too_deep(
+        self, statements: Sequence[ast.stmt], first: int, last: int, splits: int
+    ) -> Optional[TooDeep]:
+        """The first place lines ``first`` to ``last``, which hold ``statements``, go past a limit."""
+        for start, end, alone in self._pieces(statements, first, last):
+            piece = self.text[self.offsets[start - 1] : self.offsets[end]]
+            if not _may_be_too_deep(piece):
+                continue
+            inner = _blocks(alone) if alone is not None and splits < _MAX_SPLITS else []
+            if inner:
+                found = self.first_too_deep(inner, start, end, splits + 1)
+            else:
+                scanned = too_deep(piece)
+                offset = self.offsets[start - 1]
+                found = None if scanned is None else TooDeep(offset + scanned.offset, scanned.message)
+            if found is not None:
+                return found
+        return None
+
+    def _pieces(
+        self, statements: Sequence[ast.stmt], first: int, last: int
+    ) -> Iterator[Tuple[int, int, Optional[ast.stmt]]]:
+        """Lines ``first`` to ``last`` cut before each statement that starts
+        a logical line: each piece's lines, and its statement when it holds
+        only one (the first piece, a block's header, holds none)."""
+        cuts: List[Tuple[int, Optional[ast.stmt]]] = []
+        for statement in statements:
+            line = self._starts_line(statement)
+            if line is not None and line > (cuts[-1][0] if cuts else first - 1):
+                cuts.append((line, statement))
+            elif cuts:  # joined to the piece before
+                cuts[-1] = (cuts[-1][0], None)
+            else:  # joined to the block's header
+                cuts.append((first, None))
+        if not cuts or cuts[0][0] > first:
+            cuts.insert(0, (first, None))
+        ends = [start - 1 for start, _ in cuts[1:]] + [last]
+        for (start, alone), end in zip(cuts, ends):
+            if start <= end:
+                yield start, end, alone
+
+    def _starts_line(self, statement: ast.stmt) -> Optional[int]:
+        """The line on which ``statement`` (its first decorator) starts a
+        logical line, or None (it follows ``;``, a block's ``:`` or a
+        backslash)."""
+        decorators: Sequence[ast.expr] = getattr(statement, "decorator_list", ())
+        line = min([statement.lineno, *(decorator.lineno for decorator in decorators)])
+        text = self.lines[line - 1]
+        code = text.lstrip(" \t\f")
+        if decorators:
+            starts = code.startswith("@")
+        else:
+            starts = len(text) - len(code) == statement.col_offset  # ASCII before it: bytes are characters
+        if line > 1 and self.lines[line - 2].rstrip("\r\n").endswith("\\"):
+            return None
+        return line if starts else None
+
+
+def _blocks(statement: ast.stmt) -> List[ast.stmt]:
+    """The statements of every block of ``statement``, in the order of the
+    text (the fields are in that order; an except or case clause holds a body)."""
+    inner: List[ast.stmt] = []
+    for field in _BLOCK_FIELDS:
+        for child in getattr(statement, field, ()):
+            inner.extend([child] if isinstance(child, ast.stmt) else child.body)
+    return inner
