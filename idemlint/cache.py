@@ -487,7 +487,9 @@ def _finding(data: object) -> Finding:
     return Finding(
         _path(path), start[0], start[1], _text(code), end[0], end[1],
         _text(rule), _text(message), _text(why), _text(fix), _text(task),
-        names, tuple(sorted(set(calling))), tuple(sorted({_related(item) for item in _items(related)})),
+        names,
+        tuple(sorted(set(calling))),
+        tuple(sorted({_related(item) for item in _items(related)})),
     )
 
 

@@ -211,10 +211,10 @@ def _in_path_order(files: List[str]) -> List[str]:
     command line ordered them.
 
     Everything downstream keeps the order of the files it is given: which
-    file wins a module name two of them claim, and which task names a
-    finding in a helper that tasks of several files reach (the first
-    file's).  Sorting here makes both, and so baselines and SARIF
-    fingerprints, the same for any permutation.  (Which spelling of a file
+    file wins a module name two of them claim (a finding's tasks and
+    related places are merged in an order of their own,
+    :func:`idemlint.findings.merged`).  Sorting here makes it, and so
+    baselines and SARIF fingerprints, the same for any permutation.  (Which spelling of a file
     named twice is kept is still the first one named: that is how the user
     asked to see it.)
     """
@@ -663,9 +663,9 @@ def _read(path: str) -> Union[bytes, FileProblem]:
 @dataclass
 class _Reported:
     """A violation as one task reached it: ``task`` is the name its message
-    uses, ``qualified`` the dotted one findings list; ``route`` the calls
-    from the task's body to it (empty in the body), ``related`` the rule's
-    own places."""
+    uses, ``qualified`` the dotted one findings list; ``called`` when it is
+    in a function the task calls (not in its body), ``route`` the calls from
+    the task's body to it, ``related`` the rule's own places."""
 
     node: "cst.CSTNode"
     code: str
@@ -673,6 +673,7 @@ class _Reported:
     task: str
     module: "LoadedModule"
     qualified: str = ""
+    called: bool = False
     route: Tuple["Place", ...] = ()
     related: Tuple["Place", ...] = ()
 
@@ -772,13 +773,15 @@ def _analyse(
                     stage = rule.code
                     for violation in rule.check(trace, knowledge):
                         owner = trace.module_of(violation.node)
-                        route = routes.of(violation.event) if violation.event is not None else ()
+                        event = violation.event
                         related = tuple(
-                            (event.node, event.scope.module, note) for event, note in violation.related
+                            (check.node, check.scope.module, note) for check, note in violation.related
                         )
                         report(_Reported(
-                            violation.node, rule.code, violation.message, task.name, owner,
-                            qualified, route, related,
+                            violation.node, rule.code, violation.message, task.name, owner, qualified,
+                            called=event is not None and not event.scope.is_task,
+                            route=routes.of(event) if event is not None else (),
+                            related=related,
                         ))
                 walked.update(id(event.scope.function) for event in trace.events)
                 walked.add(id(task.owner or task.function))
@@ -858,7 +861,7 @@ def _locate(
         for item in items:
             where = positions[id(item.node)]
             rule = RULES_BY_CODE[item.code]
-            callers = (item.qualified,) if item.route else ()
+            callers = (item.qualified,) if item.called else ()
             related = (
                 places.get((id(node), note)) for node, _, note in (*item.route, *item.related)
             )
