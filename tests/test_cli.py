@@ -270,7 +270,7 @@ def test_review_quotes_the_source_and_says_why_and_how_to_fix(
     path = write_task(tmp_path)
     run = idemlint("check", "--format", "review", path)
     assert run.status == 1
-    assert f"{path}:7:5: IDM002 [missing-idempotency-key] in task `notify_warehouse`" in run.stdout
+    assert f"{path}:7:5: IDM002 [missing-idempotency-key] in task `tasks.notify_warehouse`" in run.stdout
     assert f"7 |     {UNKEYED_POST}" in run.stdout
     assert "Why:" in run.stdout
     assert "Fix:" in run.stdout

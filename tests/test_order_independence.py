@@ -109,7 +109,9 @@ def test_no_permutation_of_the_command_line_changes_what_is_kept(
 
 
 def _normalised_findings(findings: List[Dict[str, object]]) -> List[Dict[str, object]]:
-    """The JSON findings with every path as ``os.path.normpath`` spells it."""
+    """The JSON findings with every path as ``os.path.normpath`` spells it
+    (related places sorted again: ``./orders/beta.py`` sorts before
+    ``orders/alpha.py``, as the text output sorts by the paths as given)."""
     normalised = []
     for finding in findings:
         related = finding["related"]
@@ -117,7 +119,10 @@ def _normalised_findings(findings: List[Dict[str, object]]) -> List[Dict[str, ob
         normalised.append({
             **finding,
             "path": os.path.normpath(str(finding["path"])),
-            "related": [{**place, "path": os.path.normpath(place["path"])} for place in related],
+            "related": sorted(
+                ({**place, "path": os.path.normpath(place["path"])} for place in related),
+                key=lambda place: json.dumps(place, sort_keys=True),
+            ),
         })
     return sorted(normalised, key=lambda finding: json.dumps(finding, sort_keys=True))
 
