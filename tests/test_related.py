@@ -231,3 +231,34 @@ def test_project_mode_reports_a_helpers_finding_for_a_named_caller(
     assert status == 1
     assert out.startswith("./partners/client.py:10:12: IDM002 ") and out.endswith(f"{SUFFIX}\n")
     assert run_cli("check", "--no-cache", "--project", ".", "orders/__init__.py") == (0, "", "")
+
+
+RACE = """\
+from celery import shared_task
+from django.core.mail import send_mail
+
+from shop.models import Order
+
+
+def deliver(order):
+    send_mail("Receipt", "...", None, [order.email])
+
+
+@shared_task
+def receipt(order_id):
+    order = Order.objects.get(pk=order_id)
+    if order.receipt_sent:
+        return
+    deliver(order)
+    Order.objects.filter(pk=order_id).update(receipt_sent=True)
+"""
+
+
+def test_a_race_names_the_check_it_slips_past(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "tasks.py").write_text(RACE)
+    [race] = [f for f in lint_paths([str(tmp_path / "tasks.py")]).findings if f.code == "IDM007"]
+    assert race.line == 8
+    assert [(place.line, place.note) for place in race.related] == [
+        (14, "the done-check two concurrent deliveries both pass"),
+        (16, "task `tasks.receipt` calls `deliver()`"),
+    ]
