@@ -19,8 +19,9 @@ from idemlint.report.source import source_lines
 from idemlint.report.text import line_for
 
 MAX_QUOTED_LINES = 6
-# Related places listed under a comment; the rest are counted (JSON and SARIF list them all).
-MAX_RELATED_LISTED = 8
+# Tasks named in a comment's header and related places listed under it; the
+# rest are counted (JSON and SARIF list them all).
+MAX_LISTED = 8
 
 
 def render_review(result: LintResult) -> str:
@@ -60,8 +61,8 @@ def _tasks(finding: Finding) -> str:
     # Configuration findings (IDM009) belong to no task.
     if not finding.tasks:
         return f"in task `{visible(finding.task)}`" if finding.task else "(configuration)"
-    named = ", ".join(f"`{visible(name)}`" for name in finding.tasks[:MAX_RELATED_LISTED])
-    more = len(finding.tasks) - MAX_RELATED_LISTED
+    named = ", ".join(f"`{visible(name)}`" for name in finding.tasks[:MAX_LISTED])
+    more = len(finding.tasks) - MAX_LISTED
     plural = "s" if len(finding.tasks) > 1 else ""
     return f"in task{plural} {named}" + (f" and {more} more" if more > 0 else "")
 
@@ -71,9 +72,9 @@ def _related(finding: Finding) -> List[str]:
     if not finding.related:
         return []
     lines = ["  Related:"]
-    for place in finding.related[:MAX_RELATED_LISTED]:
+    for place in finding.related[:MAX_LISTED]:
         lines.append(f"    {visible(place.path)}:{place.line}:{place.column}  {visible(place.note)}")
-    more = len(finding.related) - MAX_RELATED_LISTED
+    more = len(finding.related) - MAX_LISTED
     if more > 0:
         lines.append(f"    and {more} more (see the JSON or SARIF output)")
     return [*lines, ""]
