@@ -1,10 +1,14 @@
 """Adopting idemlint on existing code: record today's findings, report only new ones.
 
 An entry names a finding by its identity (see :mod:`idemlint.report.source`):
-the path relative to the baseline file's directory, the code, the task and a
-hash of the offending source, with how many times that identity occurs.
-Lines moving do not resurrect an entry; a third copy of a twice-baselined
-line is new.
+the path relative to the baseline file's directory, the code and a hash of
+the offending source, with how many times that identity occurs.  Lines
+moving do not resurrect an entry; a third copy of a twice-baselined line is
+new.  Which tasks reach a finding is not part of it: a task added that calls
+a baselined helper does not make the helper's finding new (the place to fix
+is the same; ``--diff`` is what comments on the new caller, see
+:mod:`idemlint.diff`).  Version 1 baselines, whose entries also named the
+first task, are read with that name ignored.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ from idemlint.escape import json_escaped
 from idemlint.reading import NOT_REGULAR, FileTooLarge, NotRegularFile, read_regular
 from idemlint.report.source import Identity, identities, offending_source, relative_to
 
-VERSION = 1
+VERSION = 2
+# The versions read: 1 named a task in each entry, which no longer counts.
+READABLE_VERSIONS = (1, 2)
 EXCERPT_LENGTH = 120
 # Far above any real baseline (about 300 bytes an entry), far below what
 # would exhaust memory.
@@ -47,8 +53,7 @@ def write_baseline(path: str, findings: Sequence[Finding]) -> int:
         {
             "path": identity[0],
             "code": identity[1],
-            "task": identity[2],
-            "source_hash": identity[3],
+            "source_hash": identity[2],
             "source": excerpts[identity][:EXCERPT_LENGTH],
             "count": count,
         }
@@ -106,7 +111,8 @@ def _directory(path: str) -> str:
 
 def _read(path: str) -> Dict[Identity, int]:
     document = _document(path)
-    if not isinstance(document, dict) or document.get("version") != VERSION:
+    version = document.get("version") if isinstance(document, dict) else None
+    if not isinstance(document, dict) or type(version) is not int or version not in READABLE_VERSIONS:
         raise BaselineError(f"baseline file {path} is not an idemlint baseline (version {VERSION})")
     entries = document.get("entries")
     if not isinstance(entries, list):
@@ -114,7 +120,7 @@ def _read(path: str) -> Dict[Identity, int]:
     allowed: Dict[Identity, int] = {}
     for entry in entries:
         try:
-            identity = (entry["path"], entry["code"], entry["task"], entry["source_hash"])
+            identity = (entry["path"], entry["code"], entry["source_hash"])
             count = entry["count"]
         except (KeyError, TypeError):
             raise BaselineError(f"baseline file {path} has a malformed entry: {entry!r}") from None

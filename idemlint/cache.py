@@ -45,7 +45,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tup
 from idemlint import __version__
 from idemlint.atomic import temporary_pattern, write_atomic
 from idemlint.codes import FILE_PROBLEM_CODES, RULE_CODES
-from idemlint.findings import FileProblem, Finding
+from idemlint.findings import FileProblem, Finding, Related
 from idemlint.screens import Screened, as_json, from_json
 from idemlint.safe_io import Unsafe, open_directory, read_regular
 from idemlint.settings import Settings
@@ -59,13 +59,15 @@ MAX_VARIANTS = 4
 # The entry that remembers what the byte screen found (idemlint.screens):
 # one per settings, a line of a few dozen bytes per file.
 MAX_SCREENS_BYTES = 32 * 1024 * 1024
-# Deeper than any entry idemlint writes ({"variants": [{"findings": [[...]]}]}).
+# Deeper than any entry idemlint writes ({"variants": [{"findings": [[..., [[...]]]]}]}:
+# a finding's related places are the deepest).
 MAX_DEPTH = 8
 # A temporary file this old belongs to a run that was killed before its rename.
 ABANDONED_SECONDS = 3600
 # Raised when the same bytes can give other results (4: libcst's grammar on
-# every Python, so files that were E999 under an older Python now have findings).
-FORMAT = 4
+# every Python, so files that were E999 under an older Python now have findings;
+# 5: findings name every task and carry related places).
+FORMAT = 5
 # The dependency digest of a module that could not be read when it was looked up.
 UNREADABLE = "-"
 
@@ -470,17 +472,30 @@ def _items(data: object) -> List[object]:
 
 
 def _finding(data: object) -> Finding:
-    fields = _fields(data, 11)
-    path, line, column, code, end_line, end_column, rule, message, why, fix, task = fields
+    fields = _fields(data, 14)
+    path, line, column, code, end_line, end_column, rule, message, why, fix, task = fields[:11]
+    tasks, callers, related = fields[11:]
     if _text(code) not in RULE_CODES:  # _text first: a list is not hashable
         raise Invalid("unknown rule code")
     start, end = (_position(line), _position(column)), (_position(end_line), _position(end_column))
     if end < start:
         raise Invalid("ends before it starts")
+    names = tuple(_text(name) for name in _items(tasks))
+    calling = tuple(_text(name) for name in _items(callers))
+    if list(names) != sorted(set(names)) or not set(calling) <= set(names):
+        raise Invalid("tasks not as idemlint lists them")
     return Finding(
         _path(path), start[0], start[1], _text(code), end[0], end[1],
         _text(rule), _text(message), _text(why), _text(fix), _text(task),
+        names,
+        tuple(sorted(set(calling))),
+        tuple(sorted({_related(item) for item in _items(related)})),
     )
+
+
+def _related(data: object) -> Related:
+    path, line, column, note = _fields(data, 4)
+    return Related(_path(path), _position(line), _position(column), _text(note))
 
 
 def _problem(data: object) -> FileProblem:
@@ -528,14 +543,16 @@ def fits(
     entry: Entry, path: str, line_bounds: Callable[[str], Optional[int]]
 ) -> bool:
     """Whether a stored entry can be what analysing ``path`` produced: every
-    finding and problem is in that file or in a module it looked up (a
-    helper's finding is reported on the helper), on a line the file has.
+    finding, related place and problem is in that file or in a module it
+    looked up (a helper's finding is reported on the helper), on a line the
+    file has.
     ``line_bounds`` gives :func:`line_bound` of a file, None when unknown."""
     allowed: FrozenSet[str] = frozenset(
         {path, *(module for _, module, _ in entry.dependencies if module is not None)}
     )
     items: List[Tuple[str, int]] = [
         *((f.path, f.end_line) for f in (*entry.findings, *entry.suppressed)),
+        *((r.path, r.line) for f in (*entry.findings, *entry.suppressed) for r in f.related),
         *((p.path, p.line) for p in entry.problems),
     ]
     for where, last_line in items:

@@ -1,7 +1,9 @@
 """Which lines a change touched: ``--diff REV`` (git) or ``--diff -`` (a unified diff).
 
 Analysis still covers the whole project (a changed helper can create a
-finding in a task); only reporting is narrowed to the touched lines.
+finding in a task); only reporting is narrowed to the touched lines: those
+of a finding, or of one of its related places (each task's call on the way
+to a finding in a helper, the hops between, the check a race slips past).
 """
 
 from __future__ import annotations
@@ -33,11 +35,19 @@ class ChangedLines:
         return real in self.lines or real in self.whole_files
 
     def touches(self, finding: Finding) -> bool:
-        real = os.path.realpath(finding.path)
+        """Whether the change touches the finding's lines or the line of one
+        of its related places: a task added that calls a helper with a
+        finding brings that finding into the change."""
+        if self._touches_lines(finding.path, finding.line, max(finding.end_line, finding.line)):
+            return True
+        return any(self._touches_lines(place.path, place.line, place.line) for place in finding.related)
+
+    def _touches_lines(self, path: str, first: int, last: int) -> bool:
+        real = os.path.realpath(path)
         if real in self.whole_files:
             return True
         touched = self.lines.get(real, frozenset())
-        return any(line in touched for line in range(finding.line, max(finding.end_line, finding.line) + 1))
+        return any(line in touched for line in range(first, last + 1))
 
     def keep_findings(self, findings: Iterable[Finding]) -> Tuple[Finding, ...]:
         return tuple(f for f in findings if self.touches(f))

@@ -38,7 +38,7 @@ from typing import (
 
 from idemlint.codes import INTERNAL_ERROR as INTERNAL_ERROR  # also the flake8 plugin's
 from idemlint.discovery import Selection, discover
-from idemlint.findings import FileProblem, Finding
+from idemlint.findings import FileProblem, Finding, Related, merged, reach_suffix
 from idemlint.reading import NOT_REGULAR, NotRegularFile, read_regular
 from idemlint.settings import DEFAULT_SETTINGS, Settings
 
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from idemlint.cache import Cache, Dependency, Entry
     from idemlint.screens import Screened
     from idemlint.project import LoadedModule, Lookup, Project
+    from idemlint.routes import Place
     from idemlint.tasks import Decorators, Task
 
 # The shapes task code takes (a decorator, a registration call, a Task base
@@ -161,19 +162,21 @@ def lint_paths(
             cache.put_screens(kept)
     results = _results(candidates, _ProjectFiles(files, app_files), settings, jobs, cache)
     reported = _ReportedFiles(named if project is not None else None)
-    findings: Dict[Tuple[str, int, int, str], Finding] = {}
+    findings: List[Finding] = []
     file_problems = list(read_problems)
     suppressed: List[Finding] = []
-    for result in results:  # in path order: the first task to reach a line names it
-        for finding in result.findings:
-            findings.setdefault((finding.path, finding.line, finding.column, finding.code), finding)
+    for result in results:
+        findings += result.findings
         file_problems += result.problems
         suppressed += [f for f in result.suppressed if reported.holds(f.path)]
     problems += [p for p in file_problems if reported.holds(p.path)]
+    # Each file's result names its own tasks; a helper reached from tasks of
+    # several files is one finding naming them all (in an order that does not
+    # depend on the order of the files).
     return LintResult(
-        findings=tuple(sorted((f for f in findings.values() if reported.holds(f.path)), key=_order)),
+        findings=tuple(f for f in merged(findings) if reported.holds_any(f)),
         problems=tuple(sorted(problems)),
-        suppressed=tuple(sorted(set(suppressed), key=_order)),
+        suppressed=tuple(merged(suppressed)),
         checked=tuple(named),
     )
 
@@ -208,10 +211,10 @@ def _in_path_order(files: List[str]) -> List[str]:
     command line ordered them.
 
     Everything downstream keeps the order of the files it is given: which
-    file wins a module name two of them claim, and which task names a
-    finding in a helper that tasks of several files reach (the first
-    file's).  Sorting here makes both, and so baselines and SARIF
-    fingerprints, the same for any permutation.  (Which spelling of a file
+    file wins a module name two of them claim (a finding's tasks and
+    related places are merged in an order of their own,
+    :func:`idemlint.findings.merged`).  Sorting here makes it, and so
+    baselines and SARIF fingerprints, the same for any permutation.  (Which spelling of a file
     named twice is kept is still the first one named: that is how the user
     asked to see it.)
     """
@@ -228,6 +231,12 @@ class _ReportedFiles:
 
     def holds(self, path: str) -> bool:
         return self._real is None or os.path.realpath(path) in self._real
+
+    def holds_any(self, finding: Finding) -> bool:
+        """Whether the finding or one of its related places is in a reported
+        file: a task added in a named file that reaches a helper elsewhere is
+        reported there too."""
+        return self.holds(finding.path) or any(self.holds(place.path) for place in finding.related)
 
 
 # Below this many files to parse, starting worker processes costs more than it saves.
@@ -653,11 +662,20 @@ def _read(path: str) -> Union[bytes, FileProblem]:
 
 @dataclass
 class _Reported:
+    """A violation as one task reached it: ``task`` is the name its message
+    uses, ``qualified`` the dotted one findings list; ``called`` when it is
+    in a function the task calls (not in its body), ``route`` the calls from
+    the task's body to it, ``related`` the rule's own places."""
+
     node: "cst.CSTNode"
     code: str
     message: str
     task: str
     module: "LoadedModule"
+    qualified: str = ""
+    called: bool = False
+    route: Tuple["Place", ...] = ()
+    related: Tuple["Place", ...] = ()
 
 
 def _findings_of(
@@ -680,9 +698,9 @@ def _findings_of(
             findings, {m.path: m.text for m in _modules_of(reported)}
         )
     return LintResult(
-        findings=tuple(sorted(findings, key=_order)),
+        findings=tuple(merged(findings)),
         problems=tuple(problems),
-        suppressed=tuple(sorted(suppressed, key=_order)),
+        suppressed=tuple(merged(suppressed)),
     )
 
 
@@ -719,6 +737,7 @@ def _analyse(
     """
     from idemlint.analysis import TraceBuilder
     from idemlint.effects import Knowledge
+    from idemlint.routes import Routes
     from idemlint.rules import RULES, ModuleRule, TaskRule
 
     enabled = [rule for rule in RULES if settings.enabled(rule.code)]
@@ -729,10 +748,11 @@ def _analyse(
     problems: List[FileProblem] = []
     seen = set()
 
-    def report(code: str, node: "cst.CSTNode", message: str, task: str, module: "LoadedModule") -> None:
-        if (code, id(node)) not in seen:
-            seen.add((code, id(node)))
-            reported.append(_Reported(node, code, message, task, module))
+    def report(item: _Reported) -> None:
+        # A task that reaches a node twice is reported once, as it first does.
+        if (item.code, id(item.node), item.qualified) not in seen:
+            seen.add((item.code, id(item.node), item.qualified))
+            reported.append(item)
 
     for loaded in modules:
         stage = "task detection"
@@ -741,17 +761,28 @@ def _analyse(
             for module_rule in module_rules:
                 stage = module_rule.code
                 for violation in module_rule.check_module(loaded.module, loaded.index, decorators):
-                    report(module_rule.code, violation.node, violation.message, "", loaded)
+                    report(_Reported(violation.node, module_rule.code, violation.message, "", loaded))
             stage = "task detection"
             for task, home in _tasks_of(loaded, project, decorators):
                 stage = f"the trace of task `{task.name}`"
                 trace = TraceBuilder(home, task, project, summaries).build()
                 knowledge = Knowledge(trace, loaded.index.constants, settings)
+                qualified = f"{home.name}.{task.name}" if home.name else task.name
+                routes = Routes(trace, qualified)
                 for rule in task_rules:
                     stage = rule.code
                     for violation in rule.check(trace, knowledge):
                         owner = trace.module_of(violation.node)
-                        report(rule.code, violation.node, violation.message, task.name, owner)
+                        event = violation.event
+                        related = tuple(
+                            (check.node, check.scope.module, note) for check, note in violation.related
+                        )
+                        report(_Reported(
+                            violation.node, rule.code, violation.message, task.name, owner, qualified,
+                            called=event is not None and not event.scope.is_task,
+                            route=routes.of(event) if event is not None else (),
+                            related=related,
+                        ))
                 walked.update(id(event.scope.function) for event in trace.events)
                 walked.add(id(task.owner or task.function))
         except Exception as error:  # one broken rule must not end the run
@@ -813,34 +844,27 @@ def _locate(
 ) -> List[Finding]:
     """The findings, positioned; a module whose positions fail is added to
     ``problems`` instead (its findings cannot be placed, the others can)."""
-    import libcst as cst
-
     from idemlint.positions import locate
     from idemlint.rules import RULES_BY_CODE
 
     findings = []
+    places = _related_places(reported, walked, problems)
     for loaded in _modules_of(reported):
         items = [item for item in reported if item.module is loaded]
-        pieces = loaded.pieces()
-        likely = {
-            id(statement)
-            for piece in pieces
-            for statement in piece.module.body
-            if id(statement) in walked
-            or (
-                isinstance(statement, cst.ClassDef)
-                and any(id(member) in walked for member in statement.body.body)
-            )
-        }
         try:
             lines = io.StringIO(loaded.text, newline="").readlines()
-            positions = locate(pieces, [item.node for item in items], lines, likely)
+            nodes = [item.node for item in items]
+            positions = locate(loaded.pieces(), nodes, lines, _walked_statements(loaded, walked))
         except Exception as error:
-            problems.append(internal_error(loaded.path, "position computation", error))
+            _add_problem(problems, internal_error(loaded.path, "position computation", error))
             continue
         for item in items:
             where = positions[id(item.node)]
             rule = RULES_BY_CODE[item.code]
+            callers = (item.qualified,) if item.called else ()
+            related = (
+                places.get((id(node), note)) for node, _, note in (*item.route, *item.related)
+            )
             findings.append(
                 Finding(
                     path=loaded.path,
@@ -850,13 +874,66 @@ def _locate(
                     end_line=where.end.line,
                     end_column=where.end.column + 1,
                     rule=rule.name,
-                    message=item.message,
+                    message=item.message + reach_suffix(callers),
                     why=rule.why,
                     fix=rule.fix,
                     task=item.task,
+                    tasks=(item.qualified,) if item.qualified else (),
+                    callers=callers,
+                    related=tuple(sorted({place for place in related if place is not None})),
                 )
             )
     return findings
+
+
+def _related_places(
+    reported: List[_Reported], walked: Set[int], problems: List[FileProblem]
+) -> Dict[Tuple[int, str], Related]:
+    """The related places of the reported items, positioned, by (id(node),
+    note); a module whose positions fail is added to ``problems`` and its
+    places left out (the findings keep the others)."""
+    from idemlint.positions import locate
+
+    by_module: Dict[int, Tuple["LoadedModule", Dict[Tuple[int, str], "cst.CSTNode"]]] = {}
+    for item in reported:
+        for node, module, note in (*item.route, *item.related):
+            by_module.setdefault(id(module), (module, {}))[1][(id(node), note)] = node
+    found: Dict[Tuple[int, str], Related] = {}
+    for module, places in by_module.values():
+        try:
+            lines = io.StringIO(module.text, newline="").readlines()
+            positions = locate(module.pieces(), list(places.values()), lines, _walked_statements(module, walked))
+        except Exception as error:
+            _add_problem(problems, internal_error(module.path, "position computation", error))
+            continue
+        for (key, note), node in places.items():
+            start = positions[id(node)].start
+            found[(key, note)] = Related(module.path, start.line, start.column + 1, note)
+    return found
+
+
+def _add_problem(problems: List[FileProblem], problem: FileProblem) -> None:
+    """A module can fail to be positioned for its findings and for related places: one line."""
+    if problem not in problems:
+        problems.append(problem)
+
+
+def _walked_statements(module: "LoadedModule", walked: Set[int]) -> Set[int]:
+    """The ids of the module's top-level statements a trace walked (a
+    function, or a class one of whose methods it walked): where to look
+    for a reported node first."""
+    import libcst as cst
+
+    return {
+        id(statement)
+        for piece in module.pieces()
+        for statement in piece.module.body
+        if id(statement) in walked
+        or (
+            isinstance(statement, cst.ClassDef)
+            and any(id(member) in walked for member in statement.body.body)
+        )
+    }
 
 
 def _without_suppressed(
@@ -875,10 +952,6 @@ def _without_suppressed(
         [f for f, hidden in zip(findings, hides) if not hidden],
         [f for f, hidden in zip(findings, hides) if hidden],
     )
-
-
-def _order(finding: Finding) -> Tuple[str, int, int, str]:
-    return (finding.path, finding.line, finding.column, finding.code)
 
 
 # The task options ``idemlint tasks`` shows: those the rules read (delivery,

@@ -36,11 +36,11 @@ def test_write_baseline_records_and_exits_zero(project: pathlib.Path, run_cli: R
     assert (status, out) == (0, "")
     assert err == "idemlint: recorded 1 finding in idemlint-baseline.json\n"
     document = json.loads((project / "idemlint-baseline.json").read_text())
-    assert document["version"] == 1
+    assert document["version"] == 2
     [entry] = document["entries"]
     assert entry["path"] == "src/tasks.py"  # relative to the baseline's directory
-    assert (entry["code"], entry["task"], entry["count"]) == ("IDM002", "notify", 1)
-    assert "line" not in entry
+    assert (entry["code"], entry["count"]) == ("IDM002", 1)
+    assert "line" not in entry and "task" not in entry
 
 
 def test_baseline_hides_old_findings_across_line_moves_and_reports_new_ones(
@@ -87,7 +87,54 @@ def test_rewriting_an_unchanged_baseline_is_byte_identical(
     run_cli("check", "--write-baseline", "baseline.json", "src", "--jobs", "2")
     assert (project / "baseline.json").read_bytes() == first
     entries = json.loads(first)["entries"]
-    assert entries == sorted(entries, key=lambda e: (e["path"], e["code"], e["task"], e["source_hash"]))
+    assert entries == sorted(entries, key=lambda e: (e["path"], e["code"], e["source_hash"]))
+
+
+HELPER = """\
+import requests
+
+def notify(order_id):
+    requests.post('https://partner.example/orders', json={'id': order_id})
+"""
+CALLER = """\
+from celery import shared_task
+
+from shop.helpers import notify
+
+@shared_task
+def {name}(order_id):
+    notify(order_id)
+"""
+
+
+def test_a_new_task_reaching_a_baselined_helper_does_not_make_it_new(
+    project: pathlib.Path, run_cli: RunCli
+) -> None:
+    """The baseline records the place to fix, not who reaches it (README,
+    "Adopting idemlint"): a task added, or renamed, keeps it hidden."""
+    shop = project / "shop"
+    shop.mkdir()
+    (shop / "__init__.py").write_text("")
+    (shop / "helpers.py").write_text(HELPER)
+    (shop / "orders.py").write_text(CALLER.format(name="export_order"))
+    run_cli("check", "--write-baseline", "baseline.json", "shop")
+    (shop / "invoices.py").write_text(CALLER.format(name="a_first_task_by_name"))
+    (shop / "orders.py").write_text(CALLER.format(name="renamed_export"))
+    status, out, _ = run_cli("check", "--no-cache", "shop")
+    assert status == 1 and "a_first_task_by_name" in out and "renamed_export" in out
+    assert run_cli("check", "--no-cache", "--baseline", "baseline.json", "shop") == (0, "", "")
+
+
+def test_a_version_1_baseline_is_read_with_its_tasks_ignored(
+    project: pathlib.Path, run_cli: RunCli
+) -> None:
+    run_cli("check", "--write-baseline", "baseline.json", "src")
+    document = json.loads((project / "baseline.json").read_text())
+    document["version"] = 1
+    for entry in document["entries"]:
+        entry["task"] = "a task that no longer reaches it"
+    (project / "baseline.json").write_text(json.dumps(document))
+    assert run_cli("check", "--baseline", "baseline.json", "src") == (0, "", "")
 
 
 def test_baseline_paths_are_relative_to_the_baseline_file(
@@ -104,6 +151,7 @@ def test_baseline_paths_are_relative_to_the_baseline_file(
         (None, "does not exist"),
         ("{not json", "not valid JSON"),
         ('{"version": 99, "entries": []}', "not an idemlint baseline"),
+        ('{"version": true, "entries": []}', "not an idemlint baseline"),
         ('{"version": 1, "entries": [{"path": 3}]}', "malformed entry"),
     ],
 )

@@ -302,7 +302,7 @@ def test_entries_signed_without_the_users_secret_are_misses(
 
 
 FIELDS = ("path", "line", "column", "code", "end_line", "end_column", "rule", "message", "why",
-          "fix", "task")
+          "fix", "task", "tasks", "callers", "related")
 
 
 DROPPED = object()  # a field left out
@@ -340,6 +340,15 @@ SIGNED_BUT_INVALID: Dict[str, Callable[[Dict[str, object]], bytes]] = {
     "a helper it did not look up": edited(dependencies=[]),
     "an escape sequence in a message": edited(message="\x1b[2Jowned"),
     "a newline in a task name": edited(task="charge\nshop/x.py:1:1: IDM001 forged"),
+    "an escape sequence in a listed task": edited(tasks=["shop.tasks.charge\x1b[2J"]),
+    "tasks out of order": edited(tasks=["shop.tasks.z", "shop.tasks.a"]),
+    "a caller that is not a task": edited(callers=["shop.tasks.other"]),
+    "a related place in another file": edited(related=[["/etc/passwd", 1, 1, "note"]]),
+    "a related place on a line the file does not have": edited(
+        related=[["./shop/billing.py", 10_000, 1, "note"]]
+    ),
+    "an escape sequence in a related note": edited(related=[["./shop/billing.py", 1, 1, "\x1b[2J"]]),
+    "a related place with too few fields": edited(related=[["./shop/billing.py", 1, 1]]),
     "too few fields": edited(why=DROPPED),
     "a digest of no file": edited(dependencies=[["shop.billing", None, "0" * 32]]),
     "a malformed digest": edited(dependencies=[["shop.billing", "./shop/billing.py", "../../x"]]),

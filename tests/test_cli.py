@@ -33,7 +33,7 @@ CODES_FROM_10 = {code for code in ALL_CODES if not code.startswith("IDM00")}
 FINDING_LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+):(?P<column>\d+): (?P<code>[A-Z]+\d+) ")
 JSON_KEYS = {
     "path", "line", "column", "end_line", "end_column",
-    "code", "rule", "message", "why", "fix", "task",
+    "code", "rule", "message", "why", "fix", "task", "tasks", "related",
 }
 
 TASK_MODULE = """\
@@ -270,7 +270,7 @@ def test_review_quotes_the_source_and_says_why_and_how_to_fix(
     path = write_task(tmp_path)
     run = idemlint("check", "--format", "review", path)
     assert run.status == 1
-    assert f"{path}:7:5: IDM002 [missing-idempotency-key] in task `notify_warehouse`" in run.stdout
+    assert f"{path}:7:5: IDM002 [missing-idempotency-key] in task `tasks.notify_warehouse`" in run.stdout
     assert f"7 |     {UNKEYED_POST}" in run.stdout
     assert "Why:" in run.stdout
     assert "Fix:" in run.stdout

@@ -177,7 +177,7 @@ def _fingerprints(run_cli: RunCli) -> List[str]:
     _, out, _ = run_cli("check", "--format", "gitlab", "tasks.py")
     gitlab = json.loads(out)
     assert [issue["fingerprint"] for issue in gitlab] == [
-        result["partialFingerprints"]["idemlint/v1"] for result in sarif
+        result["partialFingerprints"]["idemlint/v2"] for result in sarif
     ]
     return [issue["fingerprint"] for issue in gitlab]
 

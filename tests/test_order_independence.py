@@ -1,6 +1,7 @@
-"""The order of the command line changes nothing: not which task a finding in
-a shared helper names, not which of two files claiming one module name is
-followed, and so neither baselines nor SARIF fingerprints.
+"""The order of the command line changes nothing: not which tasks a finding
+in a shared helper names nor its related places, not which of two files
+claiming one module name is followed, and so neither baselines nor SARIF
+fingerprints.
 
 The project (``tests/projects/shared_helpers``) has helpers reached from
 tasks in several files, and two top-level ``utils.py`` of which only one has
@@ -27,17 +28,19 @@ PATHS = ["jobs/tasks.py", "jobs/utils.py", "legacy/utils.py", "orders", "orders/
 
 
 def _outputs(capsys: pytest.CaptureFixture[str], paths: List[str], *options: str) -> Dict[str, str]:
-    """Text output, SARIF fingerprints and the baseline of one run from the project root."""
+    """Text output, JSON findings (tasks and related places included), SARIF
+    fingerprints and the baseline of one run from the project root."""
     outputs = {}
-    for output_format in ("text", "sarif"):
+    for output_format in ("text", "json", "sarif"):
         status = main(["check", "--format", output_format, *options, *paths])
         assert status == 1
         outputs[output_format] = capsys.readouterr().out
+    outputs["json"] = json.dumps(_normalised_findings(json.loads(outputs["json"])))
     sarif = json.loads(outputs.pop("sarif"))
     outputs["fingerprints"] = json.dumps(
         sorted(
             (r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], r["ruleId"],
-             r["partialFingerprints"]["idemlint/v1"])
+             r["partialFingerprints"]["idemlint/v2"])
             for r in sarif["runs"][0]["results"]
         )
     )
@@ -55,21 +58,22 @@ def project(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.
     return root
 
 
-def test_a_shared_helper_names_the_task_of_the_first_file_in_path_order(
+def test_a_shared_helper_names_every_task_that_reaches_it(
     project: pathlib.Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     for paths in (PATHS, list(reversed(PATHS))):
         assert main(["check", "--no-cache", *paths]) == 1
         lines = capsys.readouterr().out.splitlines()
-        tasks = [line.split("called from task `")[1].split("`")[0] for line in lines]
-        # orders/alpha.py comes before orders/beta.py; the module `utils` is
-        # jobs/utils.py (before legacy/utils.py), whose refund has no key.
+        tasks = [line.split(" (called from ")[1] for line in lines]
+        # The module `utils` is jobs/utils.py (before legacy/utils.py), whose
+        # refund has no key.
         assert [line.split(" ")[0:2] for line in lines] == [
             ["jobs/utils.py:5:5:", "IDM002"],
             ["orders/billing.py:6:5:", "IDM002"],
             ["orders/billing.py:10:5:", "IDM013"],
         ]
-        assert tasks == ["refund_order", "zulu_charge", "zulu_charge"]
+        both = "tasks `orders.alpha.zulu_charge` and `orders.beta.able_charge`)"
+        assert tasks == ["task `tasks.refund_order`)", both, both]
 
 
 @st.composite
@@ -102,6 +106,25 @@ def test_no_permutation_of_the_command_line_changes_what_is_kept(
     # The text output keeps the spelling the user gave (`./orders/...`) and
     # sorts by it; baselines and fingerprints are relative to the root.
     assert {**actual, "text": _normalised(actual["text"])} == {**expected, "text": _normalised(expected["text"])}
+
+
+def _normalised_findings(findings: List[Dict[str, object]]) -> List[Dict[str, object]]:
+    """The JSON findings with every path as ``os.path.normpath`` spells it
+    (related places sorted again: ``./orders/beta.py`` sorts before
+    ``orders/alpha.py``, as the text output sorts by the paths as given)."""
+    normalised = []
+    for finding in findings:
+        related = finding["related"]
+        assert isinstance(related, list)
+        normalised.append({
+            **finding,
+            "path": os.path.normpath(str(finding["path"])),
+            "related": sorted(
+                ({**place, "path": os.path.normpath(place["path"])} for place in related),
+                key=lambda place: json.dumps(place, sort_keys=True),
+            ),
+        })
+    return sorted(normalised, key=lambda finding: json.dumps(finding, sort_keys=True))
 
 
 def _normalised(text: str) -> str:

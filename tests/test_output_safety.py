@@ -359,13 +359,14 @@ def test_problem_files_outside_the_root_are_placed_the_same_way(
 
 def forged_result(path: pathlib.Path) -> "LintResult":
     from idemlint.engine import LintResult
-    from idemlint.findings import FileProblem, Finding
+    from idemlint.findings import FileProblem, Finding, Related
 
     hostile = "x\n\x1b[31m\r\x9b\u202e\u2028y"
     finding = Finding(
         path=str(path), line=5, column=5, code="IDM002", end_line=5, end_column=10,
         rule="missing-idempotency-key", message=f"message {hostile}", why=f"why {hostile}",
-        fix=f"fix {hostile}", task=f"task{hostile}",
+        fix=f"fix {hostile}", task=f"task{hostile}", tasks=(f"tasks.task{hostile}",),
+        callers=(f"tasks.task{hostile}",), related=(Related(str(path), 2, 1, f"note {hostile}"),),
     )
     problem = FileProblem(str(path), 1, 1, "IDM900", f"internal error ({hostile})")
     return LintResult(findings=(finding,), problems=(problem,))

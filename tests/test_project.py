@@ -7,6 +7,7 @@ import re
 from typing import List, Tuple
 
 from idemlint import lint_paths, lint_source
+from idemlint.findings import Related
 
 PROJECT = pathlib.Path(__file__).parent / "projects" / "shop"
 EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>IDM\d{3}(?:\s*,\s*IDM\d{3})*)")
@@ -28,11 +29,15 @@ def test_findings_in_other_modules_are_reported_where_they_are() -> None:
     assert sorted((f.path, f.line, f.code) for f in result.findings) == expectations(PROJECT)
 
 
-def test_a_finding_names_the_task_and_the_call_chain() -> None:
+def test_a_finding_names_the_task_and_the_call_that_leads_there() -> None:
     result = lint_paths([str(PROJECT)])
     (capture,) = [f for f in result.findings if f.path.endswith("billing.py")]
-    assert capture.task == "charge_order"
-    assert "charge_order -> shop.billing.capture" in capture.message
+    assert (capture.task, capture.tasks) == ("charge_order", ("shop.tasks.charge_order",))
+    assert capture.message.endswith(" (called from task `shop.tasks.charge_order`)")
+    # `capture_payment` is `shop.billing.capture` re-exported by the package.
+    assert capture.related == (
+        Related(str(PROJECT / "shop" / "tasks.py"), 17, 5, "task `shop.tasks.charge_order` calls `capture_payment()`"),
+    )
 
 
 def test_project_mode_reports_only_the_named_files() -> None:

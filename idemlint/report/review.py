@@ -19,6 +19,9 @@ from idemlint.report.source import source_lines
 from idemlint.report.text import line_for
 
 MAX_QUOTED_LINES = 6
+# Tasks named in a comment's header and related places listed under it; the
+# rest are counted (JSON and SARIF list them all).
+MAX_LISTED = 8
 
 
 def render_review(result: LintResult) -> str:
@@ -32,8 +35,7 @@ def render_review(result: LintResult) -> str:
 
 def _comment(finding: Finding) -> str:
     info = code_info(finding.code)
-    # Configuration findings (IDM009) belong to no task.
-    where = f"in task `{visible(finding.task)}`" if finding.task else "(configuration)"
+    where = _tasks(finding)
     why = _wrap(visible(finding.why), indent="       ")
     fix = _wrap(visible(finding.fix), indent="       ")
     lines = [
@@ -43,6 +45,7 @@ def _comment(finding: Finding) -> str:
         "",
         *_wrap(visible(finding.message)),
         "",
+        *_related(finding),
         "  Why: " + why[0].lstrip(),
         *why[1:],
         "  Fix: " + fix[0].lstrip(),
@@ -52,6 +55,29 @@ def _comment(finding: Finding) -> str:
         textwrap.indent(info.use_instead.rstrip("\n"), "      "),
     ]
     return "\n".join(lines) + "\n"
+
+
+def _tasks(finding: Finding) -> str:
+    # Configuration findings (IDM009) belong to no task.
+    if not finding.tasks:
+        return f"in task `{visible(finding.task)}`" if finding.task else "(configuration)"
+    named = ", ".join(f"`{visible(name)}`" for name in finding.tasks[:MAX_LISTED])
+    more = len(finding.tasks) - MAX_LISTED
+    plural = "s" if len(finding.tasks) > 1 else ""
+    return f"in task{plural} {named}" + (f" and {more} more" if more > 0 else "")
+
+
+def _related(finding: Finding) -> List[str]:
+    """The related places as a short list: ``path:line:col  note``."""
+    if not finding.related:
+        return []
+    lines = ["  Related:"]
+    for place in finding.related[:MAX_LISTED]:
+        lines.append(f"    {visible(place.path)}:{place.line}:{place.column}  {visible(place.note)}")
+    more = len(finding.related) - MAX_LISTED
+    if more > 0:
+        lines.append(f"    and {more} more (see the JSON or SARIF output)")
+    return [*lines, ""]
 
 
 def _quote(finding: Finding) -> List[str]:

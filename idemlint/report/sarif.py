@@ -4,8 +4,10 @@ Paths are relative to the repository root (``%SRCROOT%``), as the files were
 named (a symbolic link is reported where it is, not at its target); a file
 outside the root is an absolute ``file://`` URI without a base.  Every rule is
 described in ``tool.driver.rules`` whether or not it was found; each result
-carries a ``partialFingerprints`` entry that does not depend on its line, so
-code scanning keeps tracking an alert when lines above it move.  Files that
+carries a ``partialFingerprints`` entry that does not depend on its line
+(nor on which tasks reach it), so code scanning keeps tracking an alert when
+lines above it move, and ``relatedLocations``: each task's call on the way
+to it, the hops between, and the check a race slips past.  Files that
 could not be analysed are tool execution notifications.  Messages go
 through :func:`visible`: code scanning shows them to people as they are.
 """
@@ -20,7 +22,7 @@ from urllib.parse import quote
 
 from idemlint import __version__
 from idemlint.engine import LintResult
-from idemlint.findings import FileProblem, Finding
+from idemlint.findings import FileProblem, Finding, Related
 from idemlint.git import report_root
 from idemlint.report.meta import PROJECT_URL, UNUSED_NOQA, CodeInfo, code_info
 from idemlint.escape import visible
@@ -28,7 +30,8 @@ from idemlint.report.source import ReportPaths, fingerprints
 from idemlint.rules import RULES
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
-FINGERPRINT_KEY = "idemlint/v1"
+# v2: the task is no longer part of the identity (idemlint.report.source).
+FINGERPRINT_KEY = "idemlint/v2"
 SOURCE_ROOT = "%SRCROOT%"
 
 
@@ -83,7 +86,7 @@ def _descriptor(info: CodeInfo) -> Dict[str, object]:
 def _result(
     finding: Finding, rule_index: int, fingerprint: str, paths: ReportPaths
 ) -> Dict[str, object]:
-    return {
+    result = {
         "ruleId": finding.code,
         "ruleIndex": rule_index,
         "level": "warning",
@@ -100,6 +103,19 @@ def _result(
             )
         ],
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
+    }
+    if finding.related:
+        result["relatedLocations"] = [
+            _related(number, place, paths) for number, place in enumerate(finding.related)
+        ]
+    return result
+
+
+def _related(number: int, place: Related, paths: ReportPaths) -> Dict[str, object]:
+    return {
+        "id": number,
+        **_location(_artifact(place.path, paths), {"startLine": place.line, "startColumn": place.column}),
+        "message": {"text": visible(place.note)},
     }
 
 

@@ -1,10 +1,11 @@
 """The source a finding points at, and identities that survive line shifts.
 
 A fingerprint (SARIF, GitLab) and a baseline entry name a finding by what it
-is, not where it is: its file, code, task and the offending source with
+is, not where it is: its file, code and the offending source with
 whitespace collapsed, plus an occurrence number when the same text offends
 twice in one file.  Inserting a line above a finding changes its line
-number, not its identity.
+number, not its identity; nor does a task that starts (or stops) reaching
+it: the place is what needs the fix, whichever tasks run it.
 """
 
 from __future__ import annotations
@@ -60,20 +61,20 @@ def source_hash(finding: Finding) -> str:
     return hashlib.sha256(offending_source(finding).encode("utf-8")).hexdigest()[:16]
 
 
-Identity = Tuple[str, str, str, str]
+Identity = Tuple[str, str, str]
 
 
 def identities(
     findings: Sequence[Finding], relative: Callable[[str], str]
 ) -> List[Tuple[Identity, int]]:
-    """For each finding: (path, code, task, source hash) and its occurrence
+    """For each finding: (path, code, source hash) and its occurrence
     number among findings with the same identity (0 for the first)."""
     seen: Dict[Identity, int] = {}
     result = []
     for finding in findings:
         # valid_unicode: an undecodable file-name byte must not stop a baseline being written.
         path = valid_unicode(relative(finding.path))
-        identity = (path, finding.code, finding.task, source_hash(finding))
+        identity = (path, finding.code, source_hash(finding))
         occurrence = seen.get(identity, 0)
         seen[identity] = occurrence + 1
         result.append((identity, occurrence))

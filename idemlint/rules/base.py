@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Iterator
+from typing import ClassVar, Iterator, Optional, Tuple
 
 import libcst as cst
 
@@ -14,10 +14,18 @@ from idemlint.tasks import Decorators, ModuleIndex
 
 @dataclass(frozen=True)
 class Violation:
-    """A rule's raw result: the node to report and the finding's message."""
+    """A rule's raw result: the node to report and the finding's message.
+
+    ``event`` is the event the message places with :func:`where`: the
+    engine follows its path back to the task (each call on the way is a
+    related place).  ``related`` holds the rule's own places, each an event
+    and what it is to the finding (IDM007: the check the race slips past).
+    """
 
     node: cst.CSTNode
     message: str
+    event: Optional[Event] = None
+    related: Tuple[Tuple[Event, str], ...] = ()
 
 
 class Rule:
@@ -58,8 +66,13 @@ class ModuleRule(Rule):
 
 
 def where(event: Event, task: str) -> str:
-    """Where the event runs, for messages: the task, or the helper and its call chain."""
+    """Where the event runs, for messages: the task, or the helper.
+
+    A helper is named alone, whichever task reaches it: the engine ends the
+    message with every task that does (idemlint.findings.reach_suffix) and
+    lists the calls on the way as related places.
+    """
     scope = event.scope
     if scope.is_task:
         return f"task `{task}`"
-    return f"`{scope.chain[-1]}` (called from task `{task}`: {' -> '.join(scope.chain)})"
+    return f"`{scope.qualified_name}`"

@@ -74,6 +74,7 @@ def charge_order(order_id):
                         f"`{call_label(source)}` builds the {sink.description} in "
                         f"{where(event, trace.task.name)}; a redelivered task gets a "
                         "new key, so the deduplication never matches",
+                        event=event,
                     )
             flow.record(event)
 

@@ -69,4 +69,5 @@ def charge_order(order_id):
                 f"`{call_label(event.node)}` in {where(event, trace.task.name)} is "  # type: ignore[arg-type]
                 f"called without an idempotency key; a redelivered task "
                 f"{effect.consequence}{note}",
+                event=event,
             )

@@ -102,6 +102,7 @@ def send_receipt(order_id):
                 f"{marker.text} is written before `{call_label(effect.node)}` "  # type: ignore[arg-type]
                 f"in {where(marker.write, trace.task.name)}; if the worker dies in "
                 "between, the marker says done and the retry skips the work",
+                event=marker.write,
             )
 
 

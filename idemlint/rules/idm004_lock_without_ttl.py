@@ -67,4 +67,5 @@ def sync_account(account_id):
                 f"`{call_label(event.node)}` in {where(event, trace.task.name)} takes "
                 f"a lock ({api.label}) without expiry; if the worker dies holding it, "
                 "the lock is never released and every retry is blocked",
+                event=event,
             )

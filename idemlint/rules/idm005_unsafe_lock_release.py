@@ -127,6 +127,7 @@ def rebuild_report(report_id):
                     f"`{call_label(call)}` in {where(event, trace.task.name)} force-deletes "
                     "the lock whoever holds it; if another worker holds it now, a third "
                     "worker can take it and run the same work concurrently",
+                    event=event,
                 )
                 continue
             if not _is_key_delete(event, knowledge):
@@ -156,6 +157,7 @@ def rebuild_report(report_id):
                     f"check{note}; if the TTL expired and another worker took the lock, "
                     "this deletes that worker's lock and a third worker runs the same "
                     "work concurrently",
+                    event=event,
                 )
                 break
 

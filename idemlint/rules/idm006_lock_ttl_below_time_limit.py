@@ -111,6 +111,7 @@ def rebuild_report(report_id):
                 f"that expires after {_seconds(seconds)} (`{keyword}={source_text(expression, 40)}`), "
                 f"shorter than {limit.describe()}; the lock can expire while the task "
                 "still runs, and a redelivery then takes it and both executions run at once",
+                event=event,
             )
 
 

@@ -86,8 +86,10 @@ def send_welcome_email(user_id):
                 continue
             if isinstance(check.node, cst.If):
                 guard = f"runs after the done-check `{_test_source(check)}`"
+                slipped = "the done-check two concurrent deliveries both pass"
             else:
                 guard = f"runs for rows selected as not done by `{_test_source(check)}`"
+                slipped = "the selection of rows not done, which two overlapping runs both make"
             yield Violation(
                 event.node,
                 f"`{call_label(event.node)}` in {where(event, trace.task.name)} "  # type: ignore[arg-type]
@@ -95,6 +97,8 @@ def send_welcome_email(user_id):
                 "claims the work atomically before it (no lock, SET NX, "
                 "select_for_update, get_or_create or conditional update); two "
                 f"concurrent deliveries both pass the check and {consequence}",
+                event=event,
+                related=((check, slipped),),
             )
 
 

@@ -114,6 +114,7 @@ def charge_order(self, order_id):
                     "retry is a different unit of work, so idempotency keys and "
                     "locks derived from the arguments drift between attempts and "
                     "no longer match the work the first attempt already did",
+                    event=event,
                 )
             else:
                 yield Violation(
@@ -122,6 +123,7 @@ def charge_order(self, order_id):
                     "the new message is a different unit of work whose keys no "
                     "longer match the original's, and every redelivery of this task "
                     "enqueues it again",
+                    event=event,
                 )
 
 

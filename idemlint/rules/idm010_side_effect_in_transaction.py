@@ -95,6 +95,7 @@ def charge_order(order_id):
                 "transaction rolls back or the worker dies before the commit, the call "
                 "stands, its record is lost and the redelivered task makes it again; "
                 "the DB connection is also held across the network call",
+                event=event,
             )
 
 

@@ -121,6 +121,7 @@ def charge_customer(idempotency_key, order_id, amount_cents):
                 "is the only duplicate check; with no lock or claim before it, a "
                 "redelivered or concurrent run repeats the external call and the "
                 "constraint rejects only the second row",
+                event=event,
             )
 
 

@@ -91,6 +91,7 @@ def export_invoices(account_id):
                     f"`{call_label(call)}` in {where(event, trace.task.name)} creates a "
                     "lock object and drops it without acquiring it; the task runs "
                     "unlocked and a redelivered copy runs the same work concurrently",
+                    event=event,
                 )
                 continue
             lost = flow.discarded(event)
@@ -102,6 +103,7 @@ def export_invoices(account_id):
                     call,
                     f"`{call_label(call)}` in {where(event, trace.task.name)} {found} "
                     f"but {how}; {_CONSEQUENCE}",
+                    event=event,
                 )
             elif isinstance(site.node, cst.Call):
                 yield Violation(
@@ -110,6 +112,7 @@ def export_invoices(account_id):
                     f"{how}, which is what `{call_label(call)}` in "
                     f"`{event.scope.qualified_name}` returned: whether it took the "
                     f"lock; {_CONSEQUENCE}",
+                    event=site,
                 )
 
     def _acquisition(

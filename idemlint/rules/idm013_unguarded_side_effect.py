@@ -73,4 +73,5 @@ def send_shipping_notice(order_id):
                 f"`{call_label(event.node)}` in {where(event, trace.task.name)} "  # type: ignore[arg-type]
                 f"sends the {effect.label} with no done-check or claim before it; "
                 f"every redelivery of the task sends the {effect.label} again",
+                event=event,
             )
