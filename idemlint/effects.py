@@ -8,7 +8,7 @@ APIs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple, TypeVar, cast
 
 import libcst as cst
@@ -43,6 +43,7 @@ class Knowledge:
         self._bound: Set[Tuple[int, str]] = set()  # helper parameters bound to arguments
         self._shared: Dict[str, object] = {}
         self._mutated: Set[Tuple[int, str]] = set()
+        self._http: Dict[Tuple[int, int], Optional[catalog.KeyableEffect]] = {}
         for event in trace.events:
             self._remember(event)
 
@@ -129,15 +130,87 @@ class Knowledge:
         if event.kind != "call" or not isinstance(event.node, cst.Call):
             return None
         effect = catalog.first_match(self.settings.keyable_effects, event.callee)
-        if effect is None or effect.method_position is None:
+        if effect is None or effect.url_position is None:
             return effect
-        method = argument(event.node, effect.method_position, "method")
+        memo = (id(event.node), id(event.scope))
+        if memo not in self._http:
+            self._http[memo] = self._http_effect(event, event.node, effect)
+        return self._http[memo]
+
+    def is_http_call(self, event: Event) -> bool:
+        """Whether the call is an HTTP request the catalogue knows, whatever its method."""
+        if event.kind != "call":
+            return False
+        effect = catalog.first_match(self.settings.keyable_effects, event.callee)
+        return effect is not None and effect.url_position is not None
+
+    def _http_effect(
+        self, event: Event, call: cst.Call, effect: catalog.KeyableEffect
+    ) -> Optional[catalog.KeyableEffect]:
+        """The effect an HTTP call makes, by its method and URL (RFC 9110)."""
+        method = self._http_method(event, call, effect)
         if method is None:
             return None
-        text = self.string_value(method, event.scope)
-        if text is None or text.upper() not in catalog.UNSAFE_HTTP_METHODS:
+        assert effect.url_position is not None
+        url = argument(call, effect.url_position, "url")
+        url_text = self.url_text(url, event.scope) if url is not None else None
+        if method in catalog.KEYABLE_HTTP_METHODS:
+            if method == "POST" and url_text is not None and catalog.is_token_exchange(url_text):
+                return None
+            return effect
+        if method not in catalog.IDEMPOTENT_HTTP_METHODS:
+            return None  # GET, HEAD, OPTIONS: safe
+        api = catalog.non_idempotent_http_api(self.settings.non_idempotent_http_apis, method, url_text)
+        if api is None:
             return None
-        return effect
+        return replace(effect, label=api.label, consequence=api.consequence)
+
+    def _http_method(
+        self, event: Event, call: cst.Call, effect: catalog.KeyableEffect
+    ) -> Optional[str]:
+        if effect.method_position is None:  # ``session.post(url)``: the verb is the name
+            return (event.callee or "").rsplit(".", 1)[-1].upper()
+        method = argument(call, effect.method_position, "method")
+        text = self.string_value(method, event.scope) if method is not None else None
+        return text.upper() if text is not None else None
+
+    def url_text(
+        self, node: cst.BaseExpression, scope: FunctionScope, depth: int = 0
+    ) -> Optional[str]:
+        """A URL's literal text, each part we cannot see as ``{}``: the
+        literal parts of an f-string or a ``+``, with the module constants
+        and locals they name filled in.  None when no part is visible."""
+        if depth > MAX_VALUE_DEPTH:
+            return None
+        depth += 1
+        if isinstance(node, cst.FormattedString):
+            return "".join(
+                part.value
+                if isinstance(part, cst.FormattedStringText)
+                else (
+                    isinstance(part, cst.FormattedStringExpression)
+                    and self.url_text(part.expression, scope, depth)
+                )
+                or "{}"
+                for part in node.parts
+            )
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+            left = self.url_text(node.left, scope, depth)
+            right = self.url_text(node.right, scope, depth)
+            if left is None and right is None:
+                return None
+            return (left or "{}") + (right or "{}")
+        if isinstance(node, cst.Name):
+            value = self.visible_value(node.value, scope)
+            if value is not None and value is not node:
+                return self.url_text(value, scope, depth)
+            return None
+        if isinstance(node, cst.Call) and len(node.args) >= 2 and catalog.matches_any(
+            catalog.URL_JOIN_CALLS, scope.resolver.resolve(node.func)
+        ):
+            path = self.url_text(node.args[1].value, scope, depth)
+            return None if path is None else "{}/" + path
+        return self.string_value(node, scope, depth)
 
     def non_keyable_effect(self, event: Event) -> Optional[catalog.NonKeyableEffect]:
         if event.kind != "call":
