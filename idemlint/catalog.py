@@ -406,6 +406,48 @@ KEY_KEYWORDS = frozenset(
     }
 ) | KEY_SPELLINGS
 
+# Headers that carry a delivery or event id, sent so that the receiver can
+# deduplicate: keys for IDM001 (a fresh one per run defeats the receiver's
+# dedup). The Standard Webhooks ``webhook-id``, and ``X-<Vendor>-<suffix>``
+# for each suffix below (``X-GitHub-Delivery``, ``X-Acme-Event-Id``).
+DELIVERY_ID_HEADERS = frozenset({"webhook-id"})
+DELIVERY_ID_HEADER_SUFFIXES: Tuple[Tuple[str, ...], ...] = (
+    ("delivery",),
+    ("delivery", "id"),
+    ("event", "id"),
+    ("message", "id"),
+    ("webhook", "id"),
+)
+# Vendor words that make such a header a request, trace or correlation id,
+# which identifies one attempt and is never a key (``X-Request-Message-Id``).
+TRACE_ID_HEADER_WORDS = frozenset(
+    {"request", "trace", "traceparent", "tracestate", "correlation", "span", "b3"}
+)
+
+# Keyword arguments and dict keys whose mapping is sent as HTTP headers.
+HEADER_CONTAINERS = frozenset({"headers", "extra_headers"})
+
+
+def is_delivery_id_header(name: str) -> bool:
+    """``webhook-id``, ``X-GitHub-Delivery``, ``X-Acme-Event-Id``; not
+    ``X-Request-Id``, ``traceparent`` or ``X-Correlation-Id``."""
+    parts = name.lower().replace("_", "-").split("-")
+    if "-".join(parts) in DELIVERY_ID_HEADERS:
+        return True
+    if parts[0] != "x":
+        return False
+    for suffix in DELIVERY_ID_HEADER_SUFFIXES:
+        vendor = parts[1 : len(parts) - len(suffix)]
+        if (
+            tuple(parts[-len(suffix):]) == suffix
+            and vendor
+            and all(vendor)
+            and TRACE_ID_HEADER_WORDS.isdisjoint(vendor)
+        ):
+            return True
+    return False
+
+
 # ORM writes and lookups: a key keyword there is a model field. A key made
 # once and stored (``get_or_create(defaults={"idempotency_key": uuid4()})``)
 # is the correct pattern, not a key that changes on redelivery.

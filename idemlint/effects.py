@@ -9,7 +9,7 @@ APIs.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple, TypeVar, cast
+from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple, TypeVar, Union, cast
 
 import libcst as cst
 
@@ -32,6 +32,10 @@ class KeySink:
     description: str
 
 
+# A dict entry's key: a keyword's name (``update(k=v)``) or an expression.
+_EntryKey = Union[str, cst.BaseExpression]
+
+
 class Knowledge:
     """The catalogue, extended by the project's settings, applied to a trace."""
 
@@ -43,6 +47,10 @@ class Knowledge:
         self._bound: Set[Tuple[int, str]] = set()  # helper parameters bound to arguments
         self._shared: Dict[str, object] = {}
         self._mutated: Set[Tuple[int, str]] = set()
+        # Entries added to a dict after its literal (``headers["k"] = v``,
+        # ``headers.update(k=v)``), and the names changed in ways we cannot read.
+        self._added: Dict[Tuple[int, str], List[Tuple[_EntryKey, cst.BaseExpression]]] = {}
+        self._opaque_mutations: Set[Tuple[int, str]] = set()
         self._http: Dict[Tuple[int, int], Optional[catalog.KeyableEffect]] = {}
         for event in trace.events:
             self._remember(event)
@@ -64,20 +72,45 @@ class Knowledge:
                     if event.kind == "bind":
                         self._bound.add(key)
                 elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
-                    self._mutated.add((id(event.scope), target.value.value))
+                    key = (id(event.scope), target.value.value)
+                    self._mutated.add(key)
+                    self._record_item_set(key, _subscript_index(target), event.value)
         elif event.kind == "call" and isinstance(event.node, cst.Call):
             func = event.node.func
             if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
                 if func.attr.value in ("update", "setdefault", "__setitem__"):
-                    self._mutated.add((id(event.scope), func.value.value))
+                    key = (id(event.scope), func.value.value)
+                    self._mutated.add(key)
+                    entries = _added_entries(event.node)
+                    if entries is None:
+                        self._opaque_mutations.add(key)
+                    for entry_key, value in entries or ():
+                        self._record_item_set(key, entry_key, value)
+
+    def _record_item_set(
+        self,
+        key: Tuple[int, str],
+        entry_key: Optional[_EntryKey],
+        value: Optional[cst.BaseExpression],
+    ) -> None:
+        if entry_key is None or value is None:
+            self._opaque_mutations.add(key)
+        else:
+            self._added.setdefault(key, []).append((entry_key, value))
 
     def visible_value(
         self, name: str, scope: FunctionScope
     ) -> Optional[cst.BaseExpression]:
         """The one value a local or module constant was given, if we can see it."""
-        key = (id(scope), name)
-        if key in self._mutated:
+        if (id(scope), name) in self._mutated:
             return None
+        return self._assigned_value(name, scope)
+
+    def _assigned_value(
+        self, name: str, scope: FunctionScope
+    ) -> Optional[cst.BaseExpression]:
+        """The one value a name was bound to, whatever was changed in it since."""
+        key = (id(scope), name)
         values = self._assigned.get(key)
         if values is not None:
             # A parameter reassigned in the body (``key = key + ":lock"``) has
@@ -260,10 +293,13 @@ class Knowledge:
         if depth > 4:
             return True
         if isinstance(node, cst.Name):
-            value = self.visible_value(node.value, scope)
-            if value is None:
+            value = self._assigned_value(node.value, scope)
+            if value is None or (id(scope), node.value) in self._opaque_mutations:
                 return True
-            return self._mapping_has_key(value, scope, depth + 1)
+            added = self._added.get((id(scope), node.value), ())
+            return any(
+                self._entry_is_key(key, entry, scope) for key, entry in added
+            ) or self._mapping_has_key(value, scope, depth + 1)
         if isinstance(node, cst.Call) and self._is_dict_call(node, scope):
             return any(
                 a.star == "**"
@@ -275,11 +311,9 @@ class Knowledge:
         for element in node.elements:
             if not isinstance(element, cst.DictElement):
                 return True
+            if self._entry_is_key(element.key, element.value, scope):
+                return True
             key = self.string_value(element.key, scope)
-            if key is None:
-                return True
-            if self._is_key_name(key) and not is_none(element.value):
-                return True
             if isinstance(element.value, (cst.Dict, cst.Name)) and key in (
                 "headers",
                 "options",
@@ -287,6 +321,16 @@ class Knowledge:
                 if self._mapping_has_key(element.value, scope, depth + 1):
                     return True
         return False
+
+    def _entry_is_key(
+        self, key: _EntryKey, value: cst.BaseExpression, scope: FunctionScope
+    ) -> bool:
+        """Whether a dict entry is a key, or might be (a key we cannot read)."""
+        text = self._entry_key_text(key, scope)
+        return text is None or (self._is_key_name(text) and not is_none(value))
+
+    def _entry_key_text(self, key: _EntryKey, scope: FunctionScope) -> Optional[str]:
+        return key if isinstance(key, str) else self.string_value(key, scope)
 
     def _is_dict_call(self, call: cst.Call, scope: FunctionScope) -> bool:
         return scope.resolver.resolve(call.func) == "dict"
@@ -321,9 +365,12 @@ class Knowledge:
                 normalised = catalog.normalise_key_spelling(arg.keyword.value)
                 if normalised in catalog.KEY_KEYWORDS or normalised in self.settings.key_arguments:
                     yield arg.value, f"`{arg.keyword.value}`"
-            for key, value in self._dict_entries(arg.value, event.scope):
+            headers = arg.keyword is not None and arg.keyword.value in catalog.HEADER_CONTAINERS
+            for key, value, in_headers in self._dict_entries(arg.value, event.scope, headers):
                 if self._is_key_name(key):
                     yield value, f"`{key}` header"
+                elif in_headers and catalog.is_delivery_id_header(key):
+                    yield value, f"`{key}` header (a delivery id the receiver deduplicates on)"
         if effect is not None and effect.key_position is not None:
             positional_key = argument(call, effect.key_position, None)
             if positional_key is not None:
@@ -335,14 +382,22 @@ class Knowledge:
                 yield name, "lock key"
 
     def _dict_entries(
-        self, node: cst.BaseExpression, scope: FunctionScope, depth: int = 0
-    ) -> Iterator[Tuple[str, cst.BaseExpression]]:
+        self, node: cst.BaseExpression, scope: FunctionScope, headers: bool, depth: int = 0
+    ) -> Iterator[Tuple[str, cst.BaseExpression, bool]]:
+        """The entries of a dict we can see, nested ones too, each with whether
+        it is sent as a header.  A named dict's literal is read with what the
+        code adds to it afterwards (``headers["k"] = v``), even when it also
+        adds what cannot be read."""
         if depth > 3:
             return
         if isinstance(node, cst.Name):
-            value = self.visible_value(node.value, scope)
+            value = self._assigned_value(node.value, scope)
+            for added_key, entry in self._added.get((id(scope), node.value), ()):
+                text = self._entry_key_text(added_key, scope)
+                if text is not None:
+                    yield text, entry, headers
             if isinstance(value, cst.Dict):
-                yield from self._dict_entries(value, scope, depth + 1)
+                yield from self._dict_entries(value, scope, headers, depth + 1)
             return
         if not isinstance(node, cst.Dict):
             return
@@ -350,8 +405,9 @@ class Knowledge:
             if isinstance(element, cst.DictElement):
                 key = self.string_value(element.key, scope)
                 if key is not None:
-                    yield key, element.value
-                yield from self._dict_entries(element.value, scope, depth + 1)
+                    yield key, element.value, headers
+                nested_headers = key is not None and key in catalog.HEADER_CONTAINERS
+                yield from self._dict_entries(element.value, scope, nested_headers, depth + 1)
 
     # -- locks ------------------------------------------------------------
 
@@ -411,6 +467,41 @@ class Knowledge:
             if value is not None:
                 return not is_none(value)
         return api.default_expires
+
+
+def _subscript_index(target: cst.Subscript) -> Optional[cst.BaseExpression]:
+    """``k`` of ``d[k]``; None for a slice or several indices."""
+    if len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
+        return target.slice[0].slice.value
+    return None
+
+
+def _added_entries(
+    call: cst.Call,
+) -> Optional[List[Tuple[_EntryKey, cst.BaseExpression]]]:
+    """What ``d.update(...)``, ``d.setdefault(k, v)`` or ``d.__setitem__(k, v)``
+    adds to ``d``; None when it adds something we cannot read (``update(other)``)."""
+    assert isinstance(call.func, cst.Attribute)
+    if call.func.attr.value != "update":
+        positional = [a.value for a in call.args if a.keyword is None and a.star == ""]
+        if len(positional) != len(call.args):
+            return None
+        return [(positional[0], positional[1])] if len(positional) == 2 else []
+    entries: List[Tuple[_EntryKey, cst.BaseExpression]] = []
+    for arg in call.args:
+        if arg.keyword is not None:
+            entries.append((arg.keyword.value, arg.value))
+        elif arg.star == "" and isinstance(arg.value, cst.Dict) and all(
+            isinstance(element, cst.DictElement) for element in arg.value.elements
+        ):
+            entries += [
+                (element.key, element.value)
+                for element in arg.value.elements
+                if isinstance(element, cst.DictElement)
+            ]
+        else:
+            return None
+    return entries
 
 
 def method_name(call: cst.Call) -> Optional[str]:
