@@ -301,10 +301,10 @@ NON_IDEMPOTENT_HTTP_APIS: Tuple[NonIdempotentHttpApi, ...] = ()
 TOKEN_EXCHANGE_PATH_ENDINGS: Tuple[Tuple[str, ...], ...] = (
     ("token",),
     ("token", "refresh"),
-    ("oauth", "accesstoken"),
-    ("oauth2", "accesstoken"),
+    ("oauth", "access_token"),
+    ("oauth2", "access_token"),
     ("login",),
-    ("signin",),
+    ("sign_in",),
 )
 
 # Calls that join a base URL and a path: the path decides the shape.
@@ -329,8 +329,16 @@ def is_token_exchange(url: str) -> bool:
     segments = url_path_segments(url)
     return any(
         segments[-len(ending):] == ending
-        for ending in TOKEN_EXCHANGE_PATH_ENDINGS
+        for ending in _normalised_exchange_endings()
         if len(segments) >= len(ending)
+    )
+
+
+@lru_cache(maxsize=1)
+def _normalised_exchange_endings() -> Tuple[Tuple[str, ...], ...]:
+    return tuple(
+        tuple(normalise_key_spelling(segment) for segment in ending)
+        for ending in TOKEN_EXCHANGE_PATH_ENDINGS
     )
 
 
