@@ -217,12 +217,22 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         key_position=2,
     ),
     KeyableEffect("{requests,httpx}." + _HTTP_VERBS, "HTTP", _HTTP_REPEAT, url_position=0),
-    KeyableEffect("{requests,httpx,aiohttp}.*()." + _HTTP_VERBS, "HTTP", _HTTP_REPEAT, url_position=0),
     KeyableEffect(
-        "{requests,httpx,aiohttp}.request", "HTTP", _HTTP_REPEAT, method_position=0, url_position=1
+        "{requests,httpx,aiohttp}.*()." + _HTTP_VERBS, "HTTP", _HTTP_REPEAT, url_position=0
     ),
     KeyableEffect(
-        "{requests,httpx,aiohttp}.*().request", "HTTP", _HTTP_REPEAT, method_position=0, url_position=1
+        "{requests,httpx,aiohttp}.request",
+        "HTTP",
+        _HTTP_REPEAT,
+        method_position=0,
+        url_position=1,
+    ),
+    KeyableEffect(
+        "{requests,httpx,aiohttp}.*().request",
+        "HTTP",
+        _HTTP_REPEAT,
+        method_position=0,
+        url_position=1,
     ),
     KeyableEffect("urllib3.request", "HTTP", _HTTP_REPEAT, method_position=0, url_position=1),
     KeyableEffect(

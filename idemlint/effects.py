@@ -193,7 +193,9 @@ class Knowledge:
             return effect
         if method not in catalog.IDEMPOTENT_HTTP_METHODS:
             return None  # GET, HEAD, OPTIONS: safe
-        api = catalog.non_idempotent_http_api(self.settings.non_idempotent_http_apis, method, url_text)
+        api = catalog.non_idempotent_http_api(
+            self.settings.non_idempotent_http_apis, method, url_text
+        )
         if api is None:
             return None
         return replace(effect, label=api.label, consequence=api.consequence)
