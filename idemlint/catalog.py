@@ -138,6 +138,12 @@ class KeyableEffect:
     arguments (request bodies, option objects) may carry the key, so one we
     cannot see earns the benefit of the doubt.  ``sdk_random_key`` marks SDKs
     that generate a random key per request when none is passed.
+    ``key_names`` are the entry's own key parameters, beside the accepted
+    spellings: a keyword argument, or an entry of a dict passed positionally
+    or in a key container (PagerDuty's ``dedup_key``, PostHog's ``uuid``),
+    compared without case, ``-`` or ``_``.  ``family``, ``library`` (the
+    distribution on PyPI) and ``read`` (the version and file or page its
+    signature was read from) are what docs/catalogue.md shows.
     """
 
     pattern: str
@@ -150,14 +156,22 @@ class KeyableEffect:
     sdk_random_key: bool = False
     ignore_case: bool = False
     key_containers: Tuple[str, ...] = ("headers", "options", "request_options", "extra_headers")
+    key_names: Tuple[str, ...] = ()
+    family: str = ""
+    library: str = ""
+    read: str = ""
 
 
 @dataclass(frozen=True)
 class NonKeyableEffect:
-    """An API with no idempotency key: a second call is a second message."""
+    """An API with no idempotency key: a second call is a second message.
+    ``family``, ``library`` and ``read`` as for :class:`KeyableEffect`."""
 
     pattern: str
     label: str
+    family: str = ""
+    library: str = ""
+    read: str = ""
 
 
 # The HTTP verbs a client is called by; which of them are effects is decided
@@ -386,6 +400,12 @@ def normalise_key_spelling(name: str) -> str:
 
 def is_key_spelling(name: str) -> bool:
     return normalise_key_spelling(name) in KEY_SPELLINGS
+
+
+@lru_cache(maxsize=None)
+def key_names_of(effect: KeyableEffect) -> FrozenSet[str]:
+    """An entry's own key parameters, normalised as key spellings are."""
+    return frozenset(normalise_key_spelling(name) for name in effect.key_names)
 
 
 # --------------------------------------------------------------------------

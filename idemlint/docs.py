@@ -85,9 +85,16 @@ def catalogue_page() -> str:
         "APIs that accept an idempotency key. Without one, IDM002 reports the call; "
         "a key made inside the task from a random or time-based value is IDM001.",
         _table(
-            ("API", "calls", "key", "a redelivery"),
+            ("family", "API", "calls", "key", "a redelivery", "library, signature read"),
             [
-                (effect.label, _code(effect.pattern), _key_places(effect), effect.consequence)
+                (
+                    effect.family,
+                    effect.label,
+                    _code(effect.pattern),
+                    _key_places(effect),
+                    effect.consequence,
+                    _provenance(effect.library, effect.read),
+                )
                 for effect in catalog.KEYABLE_EFFECTS
             ],
         ),
@@ -95,8 +102,11 @@ def catalogue_page() -> str:
         "APIs with no key: a second call is a second message. IDM013 reports one "
         "with no done-check or claim before it.",
         _table(
-            ("kind", "calls"),
-            [(effect.label, _code(effect.pattern)) for effect in catalog.NON_KEYABLE_EFFECTS],
+            ("family", "kind", "calls", "library, signature read"),
+            [
+                (effect.family, effect.label, _code(effect.pattern), _provenance(effect.library, effect.read))
+                for effect in catalog.NON_KEYABLE_EFFECTS
+            ],
         ),
         "## HTTP semantics",
         "An HTTP call of the catalogue is an effect by its method (RFC 9110, "
@@ -166,8 +176,14 @@ def _codes(texts: Iterable[str]) -> str:
     return ", ".join(_code(text) for text in texts)
 
 
+def _provenance(library: str, read: str) -> str:
+    return "; ".join(part for part in (_code(library) if library else "", read) if part)
+
+
 def _key_places(effect: catalog.KeyableEffect) -> str:
     places: List[str] = ["a keyword of an accepted spelling"]
+    if effect.key_names:
+        places.append(f"its own {_codes(effect.key_names)}")
     if effect.key_containers:
         places.append(f"a key entry in {_codes(effect.key_containers)}")
     if effect.key_position is not None:

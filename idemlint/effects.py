@@ -267,14 +267,14 @@ class Knowledge:
                 return True
             if arg.keyword is not None:
                 name = arg.keyword.value
-                if self._is_key_name(name):
+                if self._is_key_name(name, effect):
                     return not is_none(arg.value)
                 if name in effect.key_containers and self._mapping_has_key(
-                    arg.value, event.scope
+                    arg.value, event.scope, effect
                 ):
                     return True
             elif arg.star == "" and isinstance(arg.value, cst.Dict):
-                if self._mapping_has_key(arg.value, event.scope):
+                if self._mapping_has_key(arg.value, event.scope, effect):
                     return True
         if effect.key_position is not None and effect.key_position < len(positional):
             return not is_none(positional[effect.key_position].value)
@@ -282,14 +282,21 @@ class Knowledge:
             return any(_is_opaque(a.value) for a in positional)
         return False
 
-    def _is_key_name(self, name: str) -> bool:
+    def _is_key_name(self, name: str, effect: Optional[catalog.KeyableEffect] = None) -> bool:
+        """An accepted key spelling, a configured key argument, or the entry's own key."""
+        normalised = catalog.normalise_key_spelling(name)
         return (
-            catalog.is_key_spelling(name)
-            or catalog.normalise_key_spelling(name) in self.settings.key_arguments
+            normalised in catalog.KEY_SPELLINGS
+            or normalised in self.settings.key_arguments
+            or (effect is not None and normalised in catalog.key_names_of(effect))
         )
 
     def _mapping_has_key(
-        self, node: cst.BaseExpression, scope: FunctionScope, depth: int = 0
+        self,
+        node: cst.BaseExpression,
+        scope: FunctionScope,
+        effect: Optional[catalog.KeyableEffect] = None,
+        depth: int = 0,
     ) -> bool:
         """A dict we can see holds a key; one we cannot see gets the benefit of the doubt."""
         if depth > 4:
@@ -300,12 +307,12 @@ class Knowledge:
                 return True
             added = self._added.get((id(scope), node.value), ())
             return any(
-                self._entry_is_key(key, entry, scope) for key, entry in added
-            ) or self._mapping_has_key(value, scope, depth + 1)
+                self._entry_is_key(key, entry, scope, effect) for key, entry in added
+            ) or self._mapping_has_key(value, scope, effect, depth + 1)
         if isinstance(node, cst.Call) and self._is_dict_call(node, scope):
             return any(
                 a.star == "**"
-                or (a.keyword is not None and self._is_key_name(a.keyword.value))
+                or (a.keyword is not None and self._is_key_name(a.keyword.value, effect))
                 for a in node.args
             ) or any(a.keyword is None and a.star == "" for a in node.args)
         if not isinstance(node, cst.Dict):
@@ -313,23 +320,27 @@ class Knowledge:
         for element in node.elements:
             if not isinstance(element, cst.DictElement):
                 return True
-            if self._entry_is_key(element.key, element.value, scope):
+            if self._entry_is_key(element.key, element.value, scope, effect):
                 return True
             key = self.string_value(element.key, scope)
             if isinstance(element.value, (cst.Dict, cst.Name)) and key in (
                 "headers",
                 "options",
             ):
-                if self._mapping_has_key(element.value, scope, depth + 1):
+                if self._mapping_has_key(element.value, scope, effect, depth + 1):
                     return True
         return False
 
     def _entry_is_key(
-        self, key: _EntryKey, value: cst.BaseExpression, scope: FunctionScope
+        self,
+        key: _EntryKey,
+        value: cst.BaseExpression,
+        scope: FunctionScope,
+        effect: Optional[catalog.KeyableEffect],
     ) -> bool:
         """Whether a dict entry is a key, or might be (a key we cannot read)."""
         text = self._entry_key_text(key, scope)
-        return text is None or (self._is_key_name(text) and not is_none(value))
+        return text is None or (self._is_key_name(text, effect) and not is_none(value))
 
     def _entry_key_text(self, key: _EntryKey, scope: FunctionScope) -> Optional[str]:
         return key if isinstance(key, str) else self.string_value(key, scope)
@@ -365,11 +376,11 @@ class Knowledge:
         for arg in call.args:
             if arg.keyword is not None:
                 normalised = catalog.normalise_key_spelling(arg.keyword.value)
-                if normalised in catalog.KEY_KEYWORDS or normalised in self.settings.key_arguments:
+                if normalised in catalog.KEY_KEYWORDS or self._is_key_name(arg.keyword.value, effect):
                     yield arg.value, f"`{arg.keyword.value}`"
             headers = arg.keyword is not None and arg.keyword.value in catalog.HEADER_CONTAINERS
             for key, value, in_headers in self._dict_entries(arg.value, event.scope, headers):
-                if self._is_key_name(key):
+                if self._is_key_name(key, effect):
                     yield value, f"`{key}` header"
                 elif in_headers and catalog.is_delivery_id_header(key):
                     yield value, f"`{key}` header (a delivery id the receiver deduplicates on)"
