@@ -130,12 +130,20 @@ class KeyableEffect:
     """An API that accepts an idempotency key.
 
     ``key_position`` is the positional index at which the key may be passed
-    (YooKassa's ``Payment.create(params, key)``).  ``method_position`` is set
-    for generic ``request(method, url)`` calls, which are side effects only
-    for unsafe HTTP methods.  ``opaque_positional`` means positional dict
+    (YooKassa's ``Payment.create(params, key)``).  ``url_position`` marks an
+    HTTP call and says where its URL is (or ``url=``); its method is the
+    argument at ``method_position`` (``request(method, url)``) or else the
+    verb the callee is named after (``post``), and the call is an effect only
+    for the methods :func:`http_method_effect` says.  ``opaque_positional`` means positional dict
     arguments (request bodies, option objects) may carry the key, so one we
     cannot see earns the benefit of the doubt.  ``sdk_random_key`` marks SDKs
     that generate a random key per request when none is passed.
+    ``key_names`` are the entry's own key parameters, beside the accepted
+    spellings: a keyword argument, or an entry of a dict passed positionally
+    or in a key container (PagerDuty's ``dedup_key``, PostHog's ``uuid``),
+    compared without case, ``-`` or ``_``.  ``family``, ``library`` (the
+    distribution on PyPI) and ``read`` (the version and file or page its
+    signature was read from) are what docs/catalogue.md shows.
     """
 
     pattern: str
@@ -143,21 +151,33 @@ class KeyableEffect:
     consequence: str
     key_position: Optional[int] = None
     method_position: Optional[int] = None
+    url_position: Optional[int] = None
     opaque_positional: bool = False
     sdk_random_key: bool = False
     ignore_case: bool = False
     key_containers: Tuple[str, ...] = ("headers", "options", "request_options", "extra_headers")
+    key_names: Tuple[str, ...] = ()
+    family: str = ""
+    library: str = ""
+    read: str = ""
 
 
 @dataclass(frozen=True)
 class NonKeyableEffect:
-    """An API with no idempotency key: a second call is a second message."""
+    """An API with no idempotency key: a second call is a second message.
+    ``family``, ``library`` and ``read`` as for :class:`KeyableEffect`."""
 
     pattern: str
     label: str
+    family: str = ""
+    library: str = ""
+    read: str = ""
 
 
-_UNSAFE_VERBS = "{post,put,patch,delete}"
+# The HTTP verbs a client is called by; which of them are effects is decided
+# by the method (see KEYABLE_HTTP_METHODS), not by the pattern.
+_HTTP_VERBS = "{post,put,patch,delete}"
+_HTTP_REPEAT = "sends the request again and the server applies it twice"
 
 KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
     KeyableEffect(
@@ -210,14 +230,28 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         "charges the customer twice",
         key_position=2,
     ),
-    KeyableEffect("{requests,httpx}." + _UNSAFE_VERBS, "HTTP", "sends the request again and the server applies it twice"),
-    KeyableEffect("{requests,httpx,aiohttp}.*()." + _UNSAFE_VERBS, "HTTP", "sends the request again and the server applies it twice"),
-    KeyableEffect("{requests,httpx,aiohttp}.request", "HTTP", "sends the request again and the server applies it twice", method_position=0),
+    KeyableEffect("{requests,httpx}." + _HTTP_VERBS, "HTTP", _HTTP_REPEAT, url_position=0),
     KeyableEffect(
-        "{requests,httpx,aiohttp}.*().request", "HTTP", "sends the request again and the server applies it twice", method_position=0
+        "{requests,httpx,aiohttp}.*()." + _HTTP_VERBS, "HTTP", _HTTP_REPEAT, url_position=0
     ),
-    KeyableEffect("urllib3.request", "HTTP", "sends the request again and the server applies it twice", method_position=0),
-    KeyableEffect("urllib3.*().{request,urlopen}", "HTTP", "sends the request again and the server applies it twice", method_position=0),
+    KeyableEffect(
+        "{requests,httpx,aiohttp}.request",
+        "HTTP",
+        _HTTP_REPEAT,
+        method_position=0,
+        url_position=1,
+    ),
+    KeyableEffect(
+        "{requests,httpx,aiohttp}.*().request",
+        "HTTP",
+        _HTTP_REPEAT,
+        method_position=0,
+        url_position=1,
+    ),
+    KeyableEffect("urllib3.request", "HTTP", _HTTP_REPEAT, method_position=0, url_position=1),
+    KeyableEffect(
+        "urllib3.*().{request,urlopen}", "HTTP", _HTTP_REPEAT, method_position=0, url_position=1
+    ),
     KeyableEffect(
         "*gateway*.{charge,refund,capture,payout,transfer}",
         "payment gateway",
@@ -252,7 +286,101 @@ NON_KEYABLE_EFFECTS: Tuple[NonKeyableEffect, ...] = (
     NonKeyableEffect("{*.,}send_push{,_notification,_message}", "push notification"),
 )
 
-UNSAFE_HTTP_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+# --------------------------------------------------------------------------
+# HTTP semantics
+
+# RFC 9110 section 9.2.2: PUT and DELETE are idempotent (a second request
+# leaves the state the first one left), as are the safe methods; POST and
+# PATCH are not, and they are the keyable HTTP effects.
+KEYABLE_HTTP_METHODS = frozenset({"POST", "PATCH"})
+IDEMPOTENT_HTTP_METHODS = frozenset({"PUT", "DELETE"})
+
+
+@dataclass(frozen=True)
+class NonIdempotentHttpApi:
+    """An HTTP API whose PUT or DELETE is not idempotent, against RFC 9110.
+
+    A call with one of ``methods`` to a URL whose literal text matches
+    ``url`` (a case-insensitive glob; an expression inside the URL is
+    ``{}`` in that text) is a keyable effect, reported with ``label`` and
+    ``consequence``.  No API in the catalogue needs one yet.
+    """
+
+    url: str
+    methods: Tuple[str, ...]
+    label: str
+    consequence: str
+
+
+NON_IDEMPOTENT_HTTP_APIS: Tuple[NonIdempotentHttpApi, ...] = ()
+
+# A POST that exchanges credentials for a token or a session is read-like: a
+# repeat gets another token and changes nothing the task is responsible for.
+# It is recognised by the last segments of the URL's path (query and host
+# dropped, each segment compared without case, "-" or "_"), never by a
+# substring: /oauth/token, /oauth2/v2.0/token, /auth/token, /token,
+# /api/token/refresh/, /login/oauth/access_token, /login, /api/v1/auth/login,
+# /users/sign_in are exchanges; /tokens, /tokens/revoke-all, /token/{id}/revoke,
+# /login-attempts and https://token.example.com/charges are not.
+TOKEN_EXCHANGE_PATH_ENDINGS: Tuple[Tuple[str, ...], ...] = (
+    ("token",),
+    ("token", "refresh"),
+    ("oauth", "access_token"),
+    ("oauth2", "access_token"),
+    ("login",),
+    ("sign_in",),
+)
+
+# Calls that join a base URL and a path: the path decides the shape.
+URL_JOIN_CALLS: Tuple[str, ...] = ("urllib.parse.urljoin", "requests.compat.urljoin")
+
+
+def url_path_segments(url: str) -> Tuple[str, ...]:
+    """The normalised segments of a URL's path: ``"https://h/OAuth2/Token?x=1"``
+    -> ``("oauth2", "token")``.  Without a scheme the text is all path."""
+    url = url.split("?", 1)[0].split("#", 1)[0]
+    scheme = url.find("://")
+    if scheme >= 0:
+        path_start = url.find("/", scheme + 3)
+        url = url[path_start:] if path_start >= 0 else ""
+    return tuple(
+        normalise_key_spelling(segment) for segment in url.split("/") if segment
+    )
+
+
+def is_token_exchange(url: str) -> bool:
+    """Whether a POST to ``url`` (its literal text) asks for a token or a session."""
+    segments = url_path_segments(url)
+    return any(
+        segments[-len(ending):] == ending
+        for ending in _normalised_exchange_endings()
+        if len(segments) >= len(ending)
+    )
+
+
+@lru_cache(maxsize=1)
+def _normalised_exchange_endings() -> Tuple[Tuple[str, ...], ...]:
+    return tuple(
+        tuple(normalise_key_spelling(segment) for segment in ending)
+        for ending in TOKEN_EXCHANGE_PATH_ENDINGS
+    )
+
+
+def non_idempotent_http_api(
+    apis: Sequence[NonIdempotentHttpApi], method: str, url: Optional[str]
+) -> Optional[NonIdempotentHttpApi]:
+    """The entry that makes this PUT or DELETE an effect, if one does."""
+    if url is None:
+        return None
+    for api in apis:
+        if method in api.methods and _compiled(api.url, True).matches(url):
+            return api
+    return None
+
+
+# --------------------------------------------------------------------------
+# Keys
+
 
 # Idempotency key spellings, compared after dropping "_" and "-" and case.
 KEY_SPELLINGS = frozenset(
@@ -272,6 +400,12 @@ def normalise_key_spelling(name: str) -> str:
 
 def is_key_spelling(name: str) -> bool:
     return normalise_key_spelling(name) in KEY_SPELLINGS
+
+
+@lru_cache(maxsize=None)
+def key_names_of(effect: KeyableEffect) -> FrozenSet[str]:
+    """An entry's own key parameters, normalised as key spellings are."""
+    return frozenset(normalise_key_spelling(name) for name in effect.key_names)
 
 
 # --------------------------------------------------------------------------
@@ -309,6 +443,48 @@ KEY_KEYWORDS = frozenset(
         "uniquekey",
     }
 ) | KEY_SPELLINGS
+
+# Headers that carry a delivery or event id, sent so that the receiver can
+# deduplicate: keys for IDM001 (a fresh one per run defeats the receiver's
+# dedup). The Standard Webhooks ``webhook-id``, and ``X-<Vendor>-<suffix>``
+# for each suffix below (``X-GitHub-Delivery``, ``X-Acme-Event-Id``).
+DELIVERY_ID_HEADERS = frozenset({"webhook-id"})
+DELIVERY_ID_HEADER_SUFFIXES: Tuple[Tuple[str, ...], ...] = (
+    ("delivery",),
+    ("delivery", "id"),
+    ("event", "id"),
+    ("message", "id"),
+    ("webhook", "id"),
+)
+# Vendor words that make such a header a request, trace or correlation id,
+# which identifies one attempt and is never a key (``X-Request-Message-Id``).
+TRACE_ID_HEADER_WORDS = frozenset(
+    {"request", "trace", "traceparent", "tracestate", "correlation", "span", "b3"}
+)
+
+# Keyword arguments and dict keys whose mapping is sent as HTTP headers.
+HEADER_CONTAINERS = frozenset({"headers", "extra_headers"})
+
+
+def is_delivery_id_header(name: str) -> bool:
+    """``webhook-id``, ``X-GitHub-Delivery``, ``X-Acme-Event-Id``; not
+    ``X-Request-Id``, ``traceparent`` or ``X-Correlation-Id``."""
+    parts = name.lower().replace("_", "-").split("-")
+    if "-".join(parts) in DELIVERY_ID_HEADERS:
+        return True
+    if parts[0] != "x":
+        return False
+    for suffix in DELIVERY_ID_HEADER_SUFFIXES:
+        vendor = parts[1 : len(parts) - len(suffix)]
+        if (
+            tuple(parts[-len(suffix):]) == suffix
+            and vendor
+            and all(vendor)
+            and TRACE_ID_HEADER_WORDS.isdisjoint(vendor)
+        ):
+            return True
+    return False
+
 
 # ORM writes and lookups: a key keyword there is a model field. A key made
 # once and stored (``get_or_create(defaults={"idempotency_key": uuid4()})``)

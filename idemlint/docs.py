@@ -1,8 +1,9 @@
-"""Documentation generated from rule metadata: rule pages, README table.
+"""Documentation generated from metadata: rule pages, README table, catalogue.
 
-``python -m idemlint.docs`` rewrites ``docs/rules/`` and the rule table
-between the markers in ``README.md``; a test fails when the committed copies
-differ from what this module renders.
+``python -m idemlint.docs`` rewrites ``docs/rules/``, the rule table between
+the markers in ``README.md`` and ``docs/catalogue.md`` (the APIs and
+conventions :mod:`idemlint.catalog` holds); a test fails when the committed
+copies differ from what this module renders.
 """
 
 from __future__ import annotations
@@ -10,13 +11,22 @@ from __future__ import annotations
 import pathlib
 import re
 import sys
-from typing import Dict
+from typing import Dict, Iterable, List, Sequence
 
+from idemlint import catalog
 from idemlint.rules import RULES, Rule
 
 TABLE_START = "<!-- rules-table-start -->"
 TABLE_END = "<!-- rules-table-end -->"
 BANNER = "<!-- Generated from the rule's metadata by `python -m idemlint.docs`; do not edit. -->"
+CATALOGUE_BANNER = (
+    "<!-- Generated from idemlint/catalog.py by `python -m idemlint.docs`; do not edit. -->"
+)
+CATALOGUE_POINTER = (
+    "The APIs idemlint knows (side effects and their keys, HTTP semantics, "
+    "key spellings, nondeterministic sources, locks) are listed in "
+    "[docs/catalogue.md](../catalogue.md)."
+)
 
 
 def rule_page(rule: Rule) -> str:
@@ -40,6 +50,8 @@ def rule_page(rule: Rule) -> str:
     sections += [
         "## Suppression",
         f"`# noqa: {rule.code}` on the reported line, in flake8 and in the CLI alike.",
+        "## The catalogue",
+        CATALOGUE_POINTER,
     ]
     return "\n\n".join(sections) + "\n"
 
@@ -54,6 +66,143 @@ def rules_table() -> str:
         ),
     ]
     return "\n".join(rows)
+
+
+def catalogue_page() -> str:
+    """``docs/catalogue.md``: what :mod:`idemlint.catalog` knows, as tables."""
+    sections = [
+        CATALOGUE_BANNER,
+        "# The catalogue",
+        "What idemlint knows about the outside world, rendered from "
+        "`idemlint/catalog.py`. Calls are matched by their *resolved* name, after "
+        "the module's imports and local bindings: `*` matches any characters, "
+        "`{a,b}` either alternative, and `()` stands for an instance created by "
+        "calling what precedes it (`requests.*().post` is `post` on a "
+        "`requests.Session()`). A project adds its own APIs in `[tool.idemlint]` "
+        "(`side-effects.keyable`, `side-effects.non-keyable`, `key-arguments`); "
+        "see the README.",
+        "## Keyable side effects",
+        "APIs that accept an idempotency key. Without one, IDM002 reports the call; "
+        "a key made inside the task from a random or time-based value is IDM001.",
+        _table(
+            ("family", "API", "calls", "key", "a redelivery", "library, signature read"),
+            [
+                (
+                    effect.family,
+                    effect.label,
+                    _code(effect.pattern),
+                    _key_places(effect),
+                    effect.consequence,
+                    _provenance(effect.library, effect.read),
+                )
+                for effect in catalog.KEYABLE_EFFECTS
+            ],
+        ),
+        "## Non-keyable side effects",
+        "APIs with no key: a second call is a second message. IDM013 reports one "
+        "with no done-check or claim before it.",
+        _table(
+            ("family", "kind", "calls", "library, signature read"),
+            [
+                (effect.family, effect.label, _code(effect.pattern), _provenance(effect.library, effect.read))
+                for effect in catalog.NON_KEYABLE_EFFECTS
+            ],
+        ),
+        "## HTTP semantics",
+        "An HTTP call of the catalogue is an effect by its method (RFC 9110, "
+        f"section 9.2.2): {_codes(sorted(catalog.KEYABLE_HTTP_METHODS))} are keyable "
+        f"effects; {_codes(sorted(catalog.IDEMPOTENT_HTTP_METHODS))} are idempotent "
+        "and are effects only for an API listed below as breaking that; the safe "
+        "methods are never effects.",
+        "APIs whose `PUT` or `DELETE` is not idempotent:",
+        _table(
+            ("API", "URL", "methods", "a redelivery"),
+            [
+                (api.label, _code(api.url), _codes(api.methods), api.consequence)
+                for api in catalog.NON_IDEMPOTENT_HTTP_APIS
+            ],
+        )
+        if catalog.NON_IDEMPOTENT_HTTP_APIS
+        else "None yet.",
+        "A `POST` whose URL path ends in one of these segments (compared without "
+        "case, `-` or `_`, the query dropped) exchanges credentials for a token or "
+        "a session and is not an effect: "
+        + ", ".join(f"`/{'/'.join(ending)}`" for ending in catalog.TOKEN_EXCHANGE_PATH_ENDINGS)
+        + ".",
+        "## Keys",
+        "Idempotency-key spellings, as keyword arguments or header names, compared "
+        "without case, `-` or `_` (so `idempotencykey` is `idempotency_key`, "
+        f"`Idempotency-Key` and `idempotencyKey`): {_codes(sorted(catalog.KEY_SPELLINGS))}.",
+        "Other keyword arguments that are dedup or lock keys (IDM001), compared the same way: "
+        f"{_codes(sorted(catalog.KEY_KEYWORDS - catalog.KEY_SPELLINGS))}.",
+        "Delivery or event id headers, keys the receiver deduplicates on (IDM001): "
+        + ", ".join(
+            [f"`{name}`" for name in sorted(catalog.DELIVERY_ID_HEADERS)]
+            + [
+                "`X-<Vendor>-" + "-".join(word.capitalize() for word in suffix) + "`"
+                for suffix in catalog.DELIVERY_ID_HEADER_SUFFIXES
+            ]
+        )
+        + ". A vendor part holding "
+        + _codes(sorted(catalog.TRACE_ID_HEADER_WORDS))
+        + " makes it a request or trace id, never a key.",
+        "## Nondeterministic sources",
+        "Calls whose value differs on every run (IDM001): "
+        f"{_codes(catalog.NONDETERMINISTIC_SOURCES)}, and `hash()` of a string.",
+        "## Distributed locks",
+        "Calls that take a lock (IDM004, IDM006, IDM012), and where their expiry goes.",
+        _table(
+            ("lock", "calls", "expiry"),
+            [
+                (api.label, _code(api.pattern), _lock_expiry(api))
+                for api in catalog.LOCK_APIS
+            ],
+        ),
+    ]
+    return "\n\n".join(sections) + "\n"
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _code(text: str) -> str:
+    return f"`{text}`"
+
+
+def _codes(texts: Iterable[str]) -> str:
+    return ", ".join(_code(text) for text in texts)
+
+
+def _provenance(library: str, read: str) -> str:
+    return "; ".join(part for part in (_code(library) if library else "", read) if part)
+
+
+def _key_places(effect: catalog.KeyableEffect) -> str:
+    places: List[str] = ["a keyword of an accepted spelling"]
+    if effect.key_names:
+        places.append(f"its own {_codes(effect.key_names)}")
+    if effect.key_containers:
+        places.append(f"a key entry in {_codes(effect.key_containers)}")
+    if effect.key_position is not None:
+        places.append(f"positional argument {effect.key_position + 1}")
+    if effect.opaque_positional:
+        places.append("a positional options object we cannot see")
+    if effect.url_position is not None:
+        places.append(f"methods {_codes(sorted(catalog.KEYABLE_HTTP_METHODS))} only")
+    return "; ".join(places)
+
+
+def _lock_expiry(api: catalog.LockApi) -> str:
+    if api.never_expires:
+        return "none possible"
+    where = [_codes(api.ttl_keywords)] if api.ttl_keywords else []
+    if api.ttl_position is not None:
+        where.append(f"positional argument {api.ttl_position + 1}")
+    default = "; the store's default when omitted" if api.default_expires else ""
+    return " or ".join(where) + default
 
 
 def rendered_pages() -> Dict[str, str]:
@@ -71,6 +220,7 @@ def write(root: pathlib.Path) -> None:
     pages.mkdir(parents=True, exist_ok=True)
     for name, text in rendered_pages().items():
         (pages / name).write_text(text, encoding="utf-8")
+    (root / "docs" / "catalogue.md").write_text(catalogue_page(), encoding="utf-8")
     readme = root / "README.md"
     readme.write_text(readme_with_table(readme.read_text(encoding="utf-8")), encoding="utf-8")
 

@@ -8,8 +8,8 @@ APIs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple, TypeVar, cast
+from dataclasses import dataclass, replace
+from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple, TypeVar, Union, cast
 
 import libcst as cst
 
@@ -32,6 +32,10 @@ class KeySink:
     description: str
 
 
+# A dict entry's key: a keyword's name (``update(k=v)``) or an expression.
+_EntryKey = Union[str, cst.BaseExpression]
+
+
 class Knowledge:
     """The catalogue, extended by the project's settings, applied to a trace."""
 
@@ -43,6 +47,11 @@ class Knowledge:
         self._bound: Set[Tuple[int, str]] = set()  # helper parameters bound to arguments
         self._shared: Dict[str, object] = {}
         self._mutated: Set[Tuple[int, str]] = set()
+        # Entries added to a dict after its literal (``headers["k"] = v``,
+        # ``headers.update(k=v)``), and the names changed in ways we cannot read.
+        self._added: Dict[Tuple[int, str], List[Tuple[_EntryKey, cst.BaseExpression]]] = {}
+        self._opaque_mutations: Set[Tuple[int, str]] = set()
+        self._http: Dict[Tuple[int, int], Optional[catalog.KeyableEffect]] = {}
         for event in trace.events:
             self._remember(event)
 
@@ -63,20 +72,45 @@ class Knowledge:
                     if event.kind == "bind":
                         self._bound.add(key)
                 elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
-                    self._mutated.add((id(event.scope), target.value.value))
+                    key = (id(event.scope), target.value.value)
+                    self._mutated.add(key)
+                    self._record_item_set(key, _subscript_index(target), event.value)
         elif event.kind == "call" and isinstance(event.node, cst.Call):
             func = event.node.func
             if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
                 if func.attr.value in ("update", "setdefault", "__setitem__"):
-                    self._mutated.add((id(event.scope), func.value.value))
+                    key = (id(event.scope), func.value.value)
+                    self._mutated.add(key)
+                    entries = _added_entries(event.node)
+                    if entries is None:
+                        self._opaque_mutations.add(key)
+                    for entry_key, value in entries or ():
+                        self._record_item_set(key, entry_key, value)
+
+    def _record_item_set(
+        self,
+        key: Tuple[int, str],
+        entry_key: Optional[_EntryKey],
+        value: Optional[cst.BaseExpression],
+    ) -> None:
+        if entry_key is None or value is None:
+            self._opaque_mutations.add(key)
+        else:
+            self._added.setdefault(key, []).append((entry_key, value))
 
     def visible_value(
         self, name: str, scope: FunctionScope
     ) -> Optional[cst.BaseExpression]:
         """The one value a local or module constant was given, if we can see it."""
-        key = (id(scope), name)
-        if key in self._mutated:
+        if (id(scope), name) in self._mutated:
             return None
+        return self._assigned_value(name, scope)
+
+    def _assigned_value(
+        self, name: str, scope: FunctionScope
+    ) -> Optional[cst.BaseExpression]:
+        """The one value a name was bound to, whatever was changed in it since."""
+        key = (id(scope), name)
         values = self._assigned.get(key)
         if values is not None:
             # A parameter reassigned in the body (``key = key + ":lock"``) has
@@ -129,15 +163,89 @@ class Knowledge:
         if event.kind != "call" or not isinstance(event.node, cst.Call):
             return None
         effect = catalog.first_match(self.settings.keyable_effects, event.callee)
-        if effect is None or effect.method_position is None:
+        if effect is None or effect.url_position is None:
             return effect
-        method = argument(event.node, effect.method_position, "method")
+        memo = (id(event.node), id(event.scope))
+        if memo not in self._http:
+            self._http[memo] = self._http_effect(event, event.node, effect)
+        return self._http[memo]
+
+    def is_http_call(self, event: Event) -> bool:
+        """Whether the call is an HTTP request the catalogue knows, whatever its method."""
+        if event.kind != "call":
+            return False
+        effect = catalog.first_match(self.settings.keyable_effects, event.callee)
+        return effect is not None and effect.url_position is not None
+
+    def _http_effect(
+        self, event: Event, call: cst.Call, effect: catalog.KeyableEffect
+    ) -> Optional[catalog.KeyableEffect]:
+        """The effect an HTTP call makes, by its method and URL (RFC 9110)."""
+        method = self._http_method(event, call, effect)
         if method is None:
             return None
-        text = self.string_value(method, event.scope)
-        if text is None or text.upper() not in catalog.UNSAFE_HTTP_METHODS:
+        assert effect.url_position is not None
+        url = argument(call, effect.url_position, "url")
+        url_text = self.url_text(url, event.scope) if url is not None else None
+        if method in catalog.KEYABLE_HTTP_METHODS:
+            if method == "POST" and url_text is not None and catalog.is_token_exchange(url_text):
+                return None
+            return effect
+        if method not in catalog.IDEMPOTENT_HTTP_METHODS:
+            return None  # GET, HEAD, OPTIONS: safe
+        api = catalog.non_idempotent_http_api(
+            self.settings.non_idempotent_http_apis, method, url_text
+        )
+        if api is None:
             return None
-        return effect
+        return replace(effect, label=api.label, consequence=api.consequence)
+
+    def _http_method(
+        self, event: Event, call: cst.Call, effect: catalog.KeyableEffect
+    ) -> Optional[str]:
+        if effect.method_position is None:  # ``session.post(url)``: the verb is the name
+            return (event.callee or "").rsplit(".", 1)[-1].upper()
+        method = argument(call, effect.method_position, "method")
+        text = self.string_value(method, event.scope) if method is not None else None
+        return text.upper() if text is not None else None
+
+    def url_text(
+        self, node: cst.BaseExpression, scope: FunctionScope, depth: int = 0
+    ) -> Optional[str]:
+        """A URL's literal text, each part we cannot see as ``{}``: the
+        literal parts of an f-string or a ``+``, with the module constants
+        and locals they name filled in.  None when no part is visible."""
+        if depth > MAX_VALUE_DEPTH:
+            return None
+        depth += 1
+        if isinstance(node, cst.FormattedString):
+            return "".join(
+                part.value
+                if isinstance(part, cst.FormattedStringText)
+                else (
+                    isinstance(part, cst.FormattedStringExpression)
+                    and self.url_text(part.expression, scope, depth)
+                )
+                or "{}"
+                for part in node.parts
+            )
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+            left = self.url_text(node.left, scope, depth)
+            right = self.url_text(node.right, scope, depth)
+            if left is None and right is None:
+                return None
+            return (left or "{}") + (right or "{}")
+        if isinstance(node, cst.Name):
+            value = self.visible_value(node.value, scope)
+            if value is not None and value is not node:
+                return self.url_text(value, scope, depth)
+            return None
+        if isinstance(node, cst.Call) and len(node.args) >= 2 and catalog.matches_any(
+            catalog.URL_JOIN_CALLS, scope.resolver.resolve(node.func)
+        ):
+            path = self.url_text(node.args[1].value, scope, depth)
+            return None if path is None else "{}/" + path
+        return self.string_value(node, scope, depth)
 
     def non_keyable_effect(self, event: Event) -> Optional[catalog.NonKeyableEffect]:
         if event.kind != "call":
@@ -159,14 +267,14 @@ class Knowledge:
                 return True
             if arg.keyword is not None:
                 name = arg.keyword.value
-                if self._is_key_name(name):
+                if self._is_key_name(name, effect):
                     return not is_none(arg.value)
                 if name in effect.key_containers and self._mapping_has_key(
-                    arg.value, event.scope
+                    arg.value, event.scope, effect
                 ):
                     return True
             elif arg.star == "" and isinstance(arg.value, cst.Dict):
-                if self._mapping_has_key(arg.value, event.scope):
+                if self._mapping_has_key(arg.value, event.scope, effect):
                     return True
         if effect.key_position is not None and effect.key_position < len(positional):
             return not is_none(positional[effect.key_position].value)
@@ -174,27 +282,37 @@ class Knowledge:
             return any(_is_opaque(a.value) for a in positional)
         return False
 
-    def _is_key_name(self, name: str) -> bool:
+    def _is_key_name(self, name: str, effect: Optional[catalog.KeyableEffect] = None) -> bool:
+        """An accepted key spelling, a configured key argument, or the entry's own key."""
+        normalised = catalog.normalise_key_spelling(name)
         return (
-            catalog.is_key_spelling(name)
-            or catalog.normalise_key_spelling(name) in self.settings.key_arguments
+            normalised in catalog.KEY_SPELLINGS
+            or normalised in self.settings.key_arguments
+            or (effect is not None and normalised in catalog.key_names_of(effect))
         )
 
     def _mapping_has_key(
-        self, node: cst.BaseExpression, scope: FunctionScope, depth: int = 0
+        self,
+        node: cst.BaseExpression,
+        scope: FunctionScope,
+        effect: Optional[catalog.KeyableEffect] = None,
+        depth: int = 0,
     ) -> bool:
         """A dict we can see holds a key; one we cannot see gets the benefit of the doubt."""
         if depth > 4:
             return True
         if isinstance(node, cst.Name):
-            value = self.visible_value(node.value, scope)
-            if value is None:
+            value = self._assigned_value(node.value, scope)
+            if value is None or (id(scope), node.value) in self._opaque_mutations:
                 return True
-            return self._mapping_has_key(value, scope, depth + 1)
+            added = self._added.get((id(scope), node.value), ())
+            return any(
+                self._entry_is_key(key, entry, scope, effect) for key, entry in added
+            ) or self._mapping_has_key(value, scope, effect, depth + 1)
         if isinstance(node, cst.Call) and self._is_dict_call(node, scope):
             return any(
                 a.star == "**"
-                or (a.keyword is not None and self._is_key_name(a.keyword.value))
+                or (a.keyword is not None and self._is_key_name(a.keyword.value, effect))
                 for a in node.args
             ) or any(a.keyword is None and a.star == "" for a in node.args)
         if not isinstance(node, cst.Dict):
@@ -202,18 +320,30 @@ class Knowledge:
         for element in node.elements:
             if not isinstance(element, cst.DictElement):
                 return True
+            if self._entry_is_key(element.key, element.value, scope, effect):
+                return True
             key = self.string_value(element.key, scope)
-            if key is None:
-                return True
-            if self._is_key_name(key) and not is_none(element.value):
-                return True
             if isinstance(element.value, (cst.Dict, cst.Name)) and key in (
                 "headers",
                 "options",
             ):
-                if self._mapping_has_key(element.value, scope, depth + 1):
+                if self._mapping_has_key(element.value, scope, effect, depth + 1):
                     return True
         return False
+
+    def _entry_is_key(
+        self,
+        key: _EntryKey,
+        value: cst.BaseExpression,
+        scope: FunctionScope,
+        effect: Optional[catalog.KeyableEffect],
+    ) -> bool:
+        """Whether a dict entry is a key, or might be (a key we cannot read)."""
+        text = self._entry_key_text(key, scope)
+        return text is None or (self._is_key_name(text, effect) and not is_none(value))
+
+    def _entry_key_text(self, key: _EntryKey, scope: FunctionScope) -> Optional[str]:
+        return key if isinstance(key, str) else self.string_value(key, scope)
 
     def _is_dict_call(self, call: cst.Call, scope: FunctionScope) -> bool:
         return scope.resolver.resolve(call.func) == "dict"
@@ -246,11 +376,14 @@ class Knowledge:
         for arg in call.args:
             if arg.keyword is not None:
                 normalised = catalog.normalise_key_spelling(arg.keyword.value)
-                if normalised in catalog.KEY_KEYWORDS or normalised in self.settings.key_arguments:
+                if normalised in catalog.KEY_KEYWORDS or self._is_key_name(arg.keyword.value, effect):
                     yield arg.value, f"`{arg.keyword.value}`"
-            for key, value in self._dict_entries(arg.value, event.scope):
-                if self._is_key_name(key):
+            headers = arg.keyword is not None and arg.keyword.value in catalog.HEADER_CONTAINERS
+            for key, value, in_headers in self._dict_entries(arg.value, event.scope, headers):
+                if self._is_key_name(key, effect):
                     yield value, f"`{key}` header"
+                elif in_headers and catalog.is_delivery_id_header(key):
+                    yield value, f"`{key}` header (a delivery id the receiver deduplicates on)"
         if effect is not None and effect.key_position is not None:
             positional_key = argument(call, effect.key_position, None)
             if positional_key is not None:
@@ -262,14 +395,22 @@ class Knowledge:
                 yield name, "lock key"
 
     def _dict_entries(
-        self, node: cst.BaseExpression, scope: FunctionScope, depth: int = 0
-    ) -> Iterator[Tuple[str, cst.BaseExpression]]:
+        self, node: cst.BaseExpression, scope: FunctionScope, headers: bool, depth: int = 0
+    ) -> Iterator[Tuple[str, cst.BaseExpression, bool]]:
+        """The entries of a dict we can see, nested ones too, each with whether
+        it is sent as a header.  A named dict's literal is read with what the
+        code adds to it afterwards (``headers["k"] = v``), even when it also
+        adds what cannot be read."""
         if depth > 3:
             return
         if isinstance(node, cst.Name):
-            value = self.visible_value(node.value, scope)
+            value = self._assigned_value(node.value, scope)
+            for added_key, entry in self._added.get((id(scope), node.value), ()):
+                text = self._entry_key_text(added_key, scope)
+                if text is not None:
+                    yield text, entry, headers
             if isinstance(value, cst.Dict):
-                yield from self._dict_entries(value, scope, depth + 1)
+                yield from self._dict_entries(value, scope, headers, depth + 1)
             return
         if not isinstance(node, cst.Dict):
             return
@@ -277,8 +418,9 @@ class Knowledge:
             if isinstance(element, cst.DictElement):
                 key = self.string_value(element.key, scope)
                 if key is not None:
-                    yield key, element.value
-                yield from self._dict_entries(element.value, scope, depth + 1)
+                    yield key, element.value, headers
+                nested_headers = key is not None and key in catalog.HEADER_CONTAINERS
+                yield from self._dict_entries(element.value, scope, nested_headers, depth + 1)
 
     # -- locks ------------------------------------------------------------
 
@@ -338,6 +480,41 @@ class Knowledge:
             if value is not None:
                 return not is_none(value)
         return api.default_expires
+
+
+def _subscript_index(target: cst.Subscript) -> Optional[cst.BaseExpression]:
+    """``k`` of ``d[k]``; None for a slice or several indices."""
+    if len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
+        return target.slice[0].slice.value
+    return None
+
+
+def _added_entries(
+    call: cst.Call,
+) -> Optional[List[Tuple[_EntryKey, cst.BaseExpression]]]:
+    """What ``d.update(...)``, ``d.setdefault(k, v)`` or ``d.__setitem__(k, v)``
+    adds to ``d``; None when it adds something we cannot read (``update(other)``)."""
+    assert isinstance(call.func, cst.Attribute)
+    if call.func.attr.value != "update":
+        positional = [a.value for a in call.args if a.keyword is None and a.star == ""]
+        if len(positional) != len(call.args):
+            return None
+        return [(positional[0], positional[1])] if len(positional) == 2 else []
+    entries: List[Tuple[_EntryKey, cst.BaseExpression]] = []
+    for arg in call.args:
+        if arg.keyword is not None:
+            entries.append((arg.keyword.value, arg.value))
+        elif arg.star == "" and isinstance(arg.value, cst.Dict) and all(
+            isinstance(element, cst.DictElement) for element in arg.value.elements
+        ):
+            entries += [
+                (element.key, element.value)
+                for element in arg.value.elements
+                if isinstance(element, cst.DictElement)
+            ]
+        else:
+            return None
+    return entries
 
 
 def method_name(call: cst.Call) -> Optional[str]:

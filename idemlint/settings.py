@@ -19,7 +19,8 @@ class Settings:
     ``per_file_ignores`` are globs relative to ``root``, the directory of the
     configuration file.  ``exclude`` of None keeps the default skipped
     directories.  ``key_arguments`` are normalised spellings (see
-    :func:`idemlint.catalog.normalise_key_spelling`).
+    :func:`idemlint.catalog.normalise_key_spelling`).  ``non_idempotent_http_apis``
+    are the HTTP APIs whose PUT or DELETE is an effect all the same.
     """
 
     select: Tuple[str, ...] = ("IDM",)
@@ -33,6 +34,9 @@ class Settings:
         catalog.NON_KEYABLE_EFFECTS
     )
     key_arguments: FrozenSet[str] = field(default_factory=frozenset)
+    non_idempotent_http_apis: Tuple[catalog.NonIdempotentHttpApi, ...] = (
+        catalog.NON_IDEMPOTENT_HTTP_APIS
+    )
     root: str = "."
 
     def enabled(self, code: str, path: Optional[str] = None) -> bool:

@@ -311,6 +311,7 @@ def test_explain_prints_the_rule_page(idemlint: Idemlint) -> None:
     assert run.stdout.startswith("# IDM002 missing-idempotency-key\n")
     for heading in ("## What it finds", "## Why is this bad?", "## Example", "## Use instead"):
         assert heading in run.stdout
+    assert "docs/catalogue.md" in run.stdout.split("## The catalogue", 1)[1]
 
 
 def test_explain_accepts_a_lowercase_code(idemlint: Idemlint) -> None:

@@ -25,7 +25,15 @@ class NondeterministicKey(TaskRule):
         "`os.urandom` and `hash()` of a string through local assignments, "
         "f-strings, `str()`, `.hex`, `.strftime()`, `.isoformat()`, `%`, "
         "`.format` and `+` into an idempotency-key argument or header, a "
-        "positional key parameter, a lock or dedup key, or a variable named as a key."
+        "positional key parameter, a lock or dedup key, or a variable named as a key. "
+        "A delivery or event id sent as a header, so that the receiver can "
+        "deduplicate, is a key too: `webhook-id` of the Standard Webhooks spec, and "
+        "`X-<Vendor>-Delivery`, `X-<Vendor>-Delivery-Id`, `X-<Vendor>-Event-Id`, "
+        "`X-<Vendor>-Message-Id` and `X-<Vendor>-Webhook-Id` in a `headers=` dict; "
+        "request, trace and correlation ids (`X-Request-Id`, `traceparent`, "
+        "`X-Correlation-Id`) identify one attempt and never are. A headers dict is "
+        "read with the entries added to it after its literal "
+        "(`headers[\"X-GitHub-Delivery\"] = str(uuid4())`, `headers.update(...)`)."
     )
     why = (
         "A key exists so that a second delivery of the same work is recognised. "
@@ -55,7 +63,9 @@ def charge_order(order_id):
     limits = (
         "Values are followed through local variables, helper parameters and "
         "helper return values in the same module, not through attributes, "
-        "containers or other modules. `hash()` is reported unless its argument "
+        "containers or other modules. Entries added to a headers dict count "
+        "wherever they are added in the function, before or after the call. "
+        "`hash()` is reported unless its argument "
         "is visibly a number (an `int` annotation, `int()`, or a name such as "
         "`order_id`)."
     )

@@ -15,10 +15,27 @@ class MissingIdempotencyKey(TaskRule):
     summary = "A keyable side effect in a task is called without an idempotency key"
     what = (
         "Finds calls to APIs that accept an idempotency key (Stripe, YooKassa, "
-        "Square, Adyen, Checkout.com, payment gateways, HTTP POST/PUT/PATCH/DELETE "
+        "Square, Adyen, Checkout.com, payment gateways, HTTP POST and PATCH "
         "through requests, httpx, aiohttp or urllib3) made from a task without one. "
         "A call that passes `**kwargs`, or a `headers=`/`options=` variable whose "
-        "content cannot be seen, gets the benefit of the doubt."
+        "content cannot be seen, gets the benefit of the doubt; a headers dict is "
+        "read with the entries added to it after its literal "
+        "(`headers[\"Idempotency-Key\"] = key`), and given the benefit of the doubt "
+        "only when one of them cannot be read (`headers.update(extra)`).\n\n"
+        "HTTP is read by its own semantics (RFC 9110, section 9.2.2): `PUT` and "
+        "`DELETE` are idempotent, a second request leaves the state the first one "
+        "left, so they are not reported unless the catalogue knows an API that "
+        "breaks this; `GET`, `HEAD` and `OPTIONS` are safe. A `POST` that exchanges "
+        "credentials for a token or a session is read-like and not reported either: "
+        "one whose URL (a literal, the literal parts of an f-string or a `+`, with "
+        "the module's constants filled in, or the path given to `urljoin`) ends, "
+        "after dropping the query and ignoring case, `-` and `_`, in the path "
+        "segment `token`, `login` or `signin`, or in `token/refresh`, "
+        "`oauth/access_token` or `oauth2/access_token`. So `/oauth/token`, "
+        "`/oauth2/v2.0/token`, `/auth/token/`, `/api/v1/auth/login` and "
+        "`/users/sign_in` are exchanges, while `/tokens`, `/tokens/revoke-all`, "
+        "`/token/{id}/revoke`, `/login-attempts` and `https://token.example.com/charges` "
+        "are not: only the end of the path decides, never a word anywhere in the URL."
     )
     why = (
         "Every durable queue delivers at least once: a worker killed after the "
@@ -50,7 +67,12 @@ def charge_order(order_id):
 '''
     limits = (
         "Only APIs in the catalogue (and those added in configuration) are "
-        "known. A key hidden behind a variable we cannot see is assumed present."
+        "known. A key hidden behind a variable we cannot see is assumed present. "
+        "An HTTP API whose `PUT` or `DELETE` is not idempotent (one that appends "
+        "or counts on `PUT`) is reported only once the catalogue names it. A "
+        "token exchange is assumed to be one by its path alone: an endpoint named "
+        "`/token` that changes state would be missed, and a URL built from values "
+        "we cannot read is always an effect."
     )
 
     def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:

@@ -279,8 +279,8 @@ def _is_key_delete(event: Event, knowledge: Knowledge) -> bool:
     callee = event.callee or ""
     if callee.split(".")[0] in catalog.NOT_KEY_STORE_MODULES:
         return False
-    if knowledge.keyable_effect(event) is not None:
-        return False
+    if knowledge.keyable_effect(event) is not None or knowledge.is_http_call(event):
+        return False  # an HTTP DELETE (keyable or not) deletes no key
     return all(
         arg.keyword is None or arg.keyword.value in _DELETE_KEYWORDS for arg in call.args
     )

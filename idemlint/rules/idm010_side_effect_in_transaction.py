@@ -18,7 +18,7 @@ class SideEffectInTransaction(TaskRule):
     name = "side-effect-in-transaction"
     summary = "A side effect runs inside a database transaction"
     what = (
-        "Finds catalogued side effects (payments, HTTP POST/PUT/PATCH/DELETE, "
+        "Finds catalogued side effects (payments, HTTP POST/PATCH, "
         "email, SMS, push, chat messages) executed inside a database transaction: "
         "a `with transaction.atomic():` block, a function decorated with "
         "`@transaction.atomic` (the task itself or a helper it calls), a "

@@ -36,7 +36,7 @@ class UniqueConstraintOnly(TaskRule):
         "only duplicate check"
     )
     what = (
-        "Finds side effects (payments, HTTP POST/PUT/PATCH/DELETE, email, SMS, "
+        "Finds side effects (payments, HTTP POST/PATCH, email, SMS, "
         "push, chat) followed by a database insert (`Model.objects.create`, "
         "`bulk_create`, `save`, `session.add(...)` flushed by `commit`/`flush`, "
         "a raw `INSERT` through `execute`) whose `IntegrityError` (Django, "
