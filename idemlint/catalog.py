@@ -348,6 +348,18 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         "dedup_key=None, ...))",
     ),
     KeyableEffect(
+        "pypd.{Event,EventV2}.create",
+        "PagerDuty",
+        "pages the on-call engineer again",
+        key_containers=("data",),
+        key_names=("dedup_key", "incident_key"),
+        family="alerting and analytics",
+        library="pypd",
+        read="pypd, pypd/models/event.py (Event.create(data=None, api_key=None, "
+        "endpoint=None, add_headers=None, **kwargs); EventV2 inherits it; the key "
+        "is data's dedup_key, incident_key in v1 events)",
+    ),
+    KeyableEffect(
         "posthog.{capture,Posthog().capture,Client().capture,client.Client().capture}",
         "PostHog",
         "records the event twice",
