@@ -426,6 +426,16 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         read="gocardless-pro-python, gocardless_pro/services/payments_service.py "
         "(create(params=None, headers=None); Idempotency-Key header)",
     ),
+    KeyableEffect(
+        "paypalserversdk.*().orders.{create_order,authorize_order,capture_order}",
+        "PayPal",
+        "creates or captures the order twice",
+        family="payments",
+        library="paypal-server-sdk",
+        read="PayPal-Python-Server-SDK 1.x, paypalserversdk/controllers/orders_controller.py "
+        "(create_order(options), capture_order(options): options' paypal_request_id is "
+        "sent as PayPal-Request-Id)",
+    ),
 )
 
 NON_KEYABLE_EFFECTS: Tuple[NonKeyableEffect, ...] = (
