@@ -448,6 +448,24 @@ NON_KEYABLE_EFFECTS: Tuple[NonKeyableEffect, ...] = (
         read="braintree_python, braintree/transaction_gateway.py (sale(params), "
         "credit(params): no key)",
     ),
+    # Streams keep every message produced: a Kafka message key and a Pub/Sub
+    # ordering key choose a partition or an order, and neither drops a repeat.
+    NonKeyableEffect(
+        "confluent_kafka.*Producer().produce",
+        "Kafka message",
+        family="queues, streams and warehouses",
+        library="confluent-kafka",
+        read="confluent-kafka-python, src/confluent_kafka/src/Producer.c (produce(topic, "
+        "[value], [key], [partition], [on_delivery], [timestamp], [headers]): no dedup id)",
+    ),
+    NonKeyableEffect(
+        "google.cloud.pubsub*.PublisherClient().publish",
+        "Pub/Sub message",
+        family="queues, streams and warehouses",
+        library="google-cloud-pubsub",
+        read="python-pubsub, google/cloud/pubsub_v1/publisher/client.py (publish(topic, "
+        "data, ordering_key=\"\", **attrs): no dedup id)",
+    ),
     NonKeyableEffect(
         "django.core.mail.{send_mail,send_mass_mail,mail_admins,mail_managers}",
         "email",
