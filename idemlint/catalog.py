@@ -178,6 +178,15 @@ class NonKeyableEffect:
 # by the method (see KEYABLE_HTTP_METHODS), not by the pattern.
 _HTTP_VERBS = "{post,put,patch,delete}"
 _HTTP_REPEAT = "sends the request again and the server applies it twice"
+BIGQUERY_READ = (
+    "google-cloud-bigquery 2.x+, google/cloud/bigquery/client.py (insert_rows_json(table, "
+    "json_rows, row_ids=AutoRowIDs.GENERATE_UUID, ...); insert_rows passes **kwargs on)"
+)
+YOOKASSA_READ = (
+    "yookassa, yookassa/payment.py (create(params, idempotency_key=None), "
+    "capture(payment_id, params=None, idempotency_key=None), "
+    "cancel(payment_id, idempotency_key=None); uuid4() when none is given)"
+)
 
 KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
     KeyableEffect(
@@ -186,6 +195,9 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         "charges the customer or creates the object twice",
         opaque_positional=True,
         sdk_random_key=True,
+        family="payments",
+        library="stripe",
+        read="stripe-python README (StripeClient, options={\"idempotency_key\": ...})",
     ),
     KeyableEffect(
         "stripe.*.{create,create_*,capture,confirm,pay,refund,"
@@ -193,15 +205,39 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         "Stripe",
         "charges the customer or creates the object twice",
         sdk_random_key=True,
+        family="payments",
+        library="stripe",
+        read="stripe-python README (Resource.create(..., idempotency_key=...))",
     ),
     KeyableEffect(
-        "yookassa.*.create", "YooKassa", "charges the customer twice", key_position=1, sdk_random_key=True
+        "yookassa.*.create",
+        "YooKassa",
+        "charges the customer twice",
+        key_position=1,
+        sdk_random_key=True,
+        family="payments",
+        library="yookassa",
+        read=YOOKASSA_READ,
     ),
     KeyableEffect(
-        "yookassa.*.capture", "YooKassa", "charges the customer twice", key_position=2, sdk_random_key=True
+        "yookassa.*.capture",
+        "YooKassa",
+        "charges the customer twice",
+        key_position=2,
+        sdk_random_key=True,
+        family="payments",
+        library="yookassa",
+        read=YOOKASSA_READ,
     ),
     KeyableEffect(
-        "yookassa.*.cancel", "YooKassa", "charges the customer twice", key_position=1, sdk_random_key=True
+        "yookassa.*.cancel",
+        "YooKassa",
+        "charges the customer twice",
+        key_position=1,
+        sdk_random_key=True,
+        family="payments",
+        library="yookassa",
+        read=YOOKASSA_READ,
     ),
     KeyableEffect(
         "square.*.{create_payment,complete_payment,refund_payment,"
@@ -210,6 +246,8 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         "charges the customer twice",
         opaque_positional=True,
         key_containers=("body", "request", "options"),
+        family="payments",
+        library="squareup",
     ),
     KeyableEffect(
         "Adyen.*.{payments,capture_authorised_payment,refund_captured_payment,"
@@ -217,22 +255,42 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         "Adyen",
         "charges the customer twice",
         opaque_positional=True,
+        family="payments",
+        library="Adyen",
+        read="Adyen-python-api-library checkout service "
+        "(payments(request, idempotency_key=None, **kwargs))",
     ),
     KeyableEffect(
         "checkout_sdk.*.{request_payment,request_payout}",
         "Checkout.com",
         "charges the customer twice",
         key_position=1,
+        family="payments",
+        library="checkout-sdk",
     ),
     KeyableEffect(
         "checkout_sdk.*.{capture_payment,refund_payment,void_payment}",
         "Checkout.com",
         "charges the customer twice",
         key_position=2,
+        family="payments",
+        library="checkout-sdk",
     ),
-    KeyableEffect("{requests,httpx}." + _HTTP_VERBS, "HTTP", _HTTP_REPEAT, url_position=0),
     KeyableEffect(
-        "{requests,httpx,aiohttp}.*()." + _HTTP_VERBS, "HTTP", _HTTP_REPEAT, url_position=0
+        "{requests,httpx}." + _HTTP_VERBS,
+        "HTTP",
+        _HTTP_REPEAT,
+        url_position=0,
+        family="HTTP",
+        library="requests, httpx",
+    ),
+    KeyableEffect(
+        "{requests,httpx,aiohttp}.*()." + _HTTP_VERBS,
+        "HTTP",
+        _HTTP_REPEAT,
+        url_position=0,
+        family="HTTP",
+        library="requests, httpx, aiohttp",
     ),
     KeyableEffect(
         "{requests,httpx,aiohttp}.request",
@@ -240,6 +298,8 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         _HTTP_REPEAT,
         method_position=0,
         url_position=1,
+        family="HTTP",
+        library="requests, httpx, aiohttp",
     ),
     KeyableEffect(
         "{requests,httpx,aiohttp}.*().request",
@@ -247,20 +307,165 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         _HTTP_REPEAT,
         method_position=0,
         url_position=1,
+        family="HTTP",
+        library="requests, httpx, aiohttp",
     ),
-    KeyableEffect("urllib3.request", "HTTP", _HTTP_REPEAT, method_position=0, url_position=1),
     KeyableEffect(
-        "urllib3.*().{request,urlopen}", "HTTP", _HTTP_REPEAT, method_position=0, url_position=1
+        "urllib3.request",
+        "HTTP",
+        _HTTP_REPEAT,
+        method_position=0,
+        url_position=1,
+        family="HTTP",
+        library="urllib3",
+    ),
+    KeyableEffect(
+        "urllib3.*().{request,urlopen}",
+        "HTTP",
+        _HTTP_REPEAT,
+        method_position=0,
+        url_position=1,
+        family="HTTP",
+        library="urllib3",
     ),
     KeyableEffect(
         "*gateway*.{charge,refund,capture,payout,transfer}",
         "payment gateway",
         "moves the money twice",
         ignore_case=True,
+        family="payments",
+    ),
+    # Alerting and analytics: the receiver drops an event whose id it has seen.
+    KeyableEffect(
+        "pdpyras.EventsAPISession().trigger",
+        "PagerDuty",
+        "pages the on-call engineer again",
+        key_position=2,
+        key_names=("dedup_key",),
+        family="alerting and analytics",
+        library="pdpyras",
+        read="pdpyras 5.x, pdpyras.py (EventsAPISession.trigger(summary, source, "
+        "dedup_key=None, ...))",
+    ),
+    KeyableEffect(
+        "pypd.{Event,EventV2}.create",
+        "PagerDuty",
+        "pages the on-call engineer again",
+        key_containers=("data",),
+        key_names=("dedup_key", "incident_key"),
+        family="alerting and analytics",
+        library="pypd",
+        read="pypd, pypd/models/event.py (Event.create(data=None, api_key=None, "
+        "endpoint=None, add_headers=None, **kwargs); EventV2 inherits it; the key "
+        "is data's dedup_key, incident_key in v1 events)",
+    ),
+    KeyableEffect(
+        "posthog.{capture,Posthog().capture,Client().capture,client.Client().capture}",
+        "PostHog",
+        "records the event twice",
+        key_names=("uuid",),
+        family="alerting and analytics",
+        library="posthog",
+        read="posthog-python, posthog/client.py (Client.capture(distinct_id, event, "
+        "properties, ..., uuid=None)); the event is deduplicated on its uuid",
+    ),
+    KeyableEffect(
+        "{analytics,segment.analytics}.{track,Client().track,client.Client().track}",
+        "Segment",
+        "records the event twice",
+        key_position=7,
+        key_names=("message_id",),
+        sdk_random_key=True,
+        family="alerting and analytics",
+        library="segment-analytics-python",
+        read="segment-analytics-python 2.x, segment/analytics/client.py (Client.track("
+        "user_id, event, properties, context, timestamp, anonymous_id, integrations, "
+        "message_id); uuid4() when none is given)",
+    ),
+    # E-mail
+    KeyableEffect(
+        "resend.{Emails,Batch}.send",
+        "Resend",
+        "sends the e-mail again",
+        family="e-mail",
+        library="resend",
+        read="resend-python 2.x, resend/emails/_emails.py and _batch.py (send(params, "
+        "options: SendOptions = None); SendOptions.idempotency_key is sent as "
+        "Idempotency-Key)",
+    ),
+    # Queues, streams and warehouses
+    KeyableEffect(
+        "google.cloud.bigquery.*().insert_rows_json",
+        "BigQuery",
+        "inserts the rows twice",
+        key_position=2,
+        key_names=("row_ids",),
+        sdk_random_key=True,
+        family="queues, streams and warehouses",
+        library="google-cloud-bigquery",
+        read=BIGQUERY_READ,
+    ),
+    KeyableEffect(
+        "google.cloud.bigquery.*().insert_rows",
+        "BigQuery",
+        "inserts the rows twice",
+        key_names=("row_ids",),
+        sdk_random_key=True,
+        family="queues, streams and warehouses",
+        library="google-cloud-bigquery",
+        read=BIGQUERY_READ,
+    ),
+    # Payments
+    KeyableEffect(
+        "gocardless_pro.Client().{payments,refunds,subscriptions,instalment_schedules}.create",
+        "GoCardless",
+        "collects or refunds the payment twice",
+        sdk_random_key=True,
+        family="payments",
+        library="gocardless-pro",
+        read="gocardless-pro-python, gocardless_pro/services/payments_service.py "
+        "(create(params=None, headers=None); Idempotency-Key header)",
+    ),
+    KeyableEffect(
+        "paypalserversdk.*().orders.{create_order,authorize_order,capture_order}",
+        "PayPal",
+        "creates or captures the order twice",
+        family="payments",
+        library="paypal-server-sdk",
+        read="PayPal-Python-Server-SDK 1.x, paypalserversdk/controllers/orders_controller.py "
+        "(create_order(options), capture_order(options): options' paypal_request_id is "
+        "sent as PayPal-Request-Id)",
     ),
 )
 
 NON_KEYABLE_EFFECTS: Tuple[NonKeyableEffect, ...] = (
+    # Braintree's transaction API takes no idempotency key.
+    NonKeyableEffect(
+        "braintree.{Transaction,BraintreeGateway().transaction}.{sale,credit}",
+        "Braintree",
+        family="payments",
+        library="braintree",
+        read="braintree_python, braintree/transaction_gateway.py (sale(params), "
+        "credit(params): no key)",
+    ),
+    # Streams keep every message produced: a Kafka message key and a Pub/Sub
+    # ordering key choose a partition or an order, and neither drops a repeat.
+    NonKeyableEffect(
+        "confluent_kafka.*Producer().produce",
+        "Kafka message",
+        family="queues, streams and warehouses",
+        library="confluent-kafka",
+        read="confluent-kafka-python, src/confluent_kafka/src/Producer.c (produce(topic, "
+        "[value], [key], [partition], [on_delivery], [timestamp], [headers]): no dedup id)",
+    ),
+    NonKeyableEffect(
+        "google.cloud.pubsub*.PublisherClient().publish",
+        "Pub/Sub message",
+        family="queues, streams and warehouses",
+        library="google-cloud-pubsub",
+        read="python-pubsub, google/cloud/pubsub_v1/publisher/client.py (publish(topic, "
+        "data, ordering_key=\"\", **attrs): no dedup id)",
+    ),
     NonKeyableEffect(
         "django.core.mail.{send_mail,send_mass_mail,mail_admins,mail_managers}",
         "email",

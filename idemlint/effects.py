@@ -273,7 +273,7 @@ class Knowledge:
                     arg.value, event.scope, effect
                 ):
                     return True
-            elif arg.star == "" and isinstance(arg.value, cst.Dict):
+            elif arg.star == "" and self._is_visible_dict(arg.value, event.scope):
                 if self._mapping_has_key(arg.value, event.scope, effect):
                     return True
         if effect.key_position is not None and effect.key_position < len(positional):
@@ -281,6 +281,14 @@ class Knowledge:
         if effect.opaque_positional:
             return any(_is_opaque(a.value) for a in positional)
         return False
+
+    def _is_visible_dict(self, node: cst.BaseExpression, scope: FunctionScope) -> bool:
+        """A dict literal, or a name bound to one (``send(params, options)``):
+        a positional argument read for the key it may hold.  Other positional
+        names (``distinct_id``) are not mappings and earn no benefit of the doubt."""
+        if isinstance(node, cst.Name):
+            node = self._assigned_value(node.value, scope) or node
+        return isinstance(node, cst.Dict)
 
     def _is_key_name(self, name: str, effect: Optional[catalog.KeyableEffect] = None) -> bool:
         """An accepted key spelling, a configured key argument, or the entry's own key."""
