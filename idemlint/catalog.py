@@ -442,7 +442,7 @@ NON_KEYABLE_EFFECTS: Tuple[NonKeyableEffect, ...] = (
     # Braintree's transaction API takes no idempotency key.
     NonKeyableEffect(
         "braintree.{Transaction,BraintreeGateway().transaction}.{sale,credit}",
-        "Braintree",
+        "Braintree charge",
         family="payments",
         library="braintree",
         read="braintree_python, braintree/transaction_gateway.py (sale(params), "
