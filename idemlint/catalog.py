@@ -134,7 +134,8 @@ class KeyableEffect:
     HTTP call and says where its URL is (or ``url=``); its method is the
     argument at ``method_position`` (``request(method, url)``) or else the
     verb the callee is named after (``post``), and the call is an effect only
-    for the methods :func:`http_method_effect` says.  ``opaque_positional`` means positional dict
+    for :data:`KEYABLE_HTTP_METHODS` (or an :data:`IDEMPOTENT_HTTP_METHODS`
+    method a :class:`NonIdempotentHttpApi` names).  ``opaque_positional`` means positional dict
     arguments (request bodies, option objects) may carry the key, so one we
     cannot see earns the benefit of the doubt.  ``sdk_random_key`` marks SDKs
     that generate a random key per request when none is passed.
@@ -879,10 +880,6 @@ KEY_SPELLINGS = frozenset(
 
 def normalise_key_spelling(name: str) -> str:
     return name.replace("_", "").replace("-", "").lower()
-
-
-def is_key_spelling(name: str) -> bool:
-    return normalise_key_spelling(name) in KEY_SPELLINGS
 
 
 @lru_cache(maxsize=None)
