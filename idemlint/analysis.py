@@ -1,8 +1,9 @@
 """A task's execution as an ordered list of events.
 
 For each task, :class:`TraceBuilder` walks the task body once, in execution
-order, and follows calls into helper functions of the same module and, with
-a :class:`~idemlint.project.Project`, of the project's other modules (bounded
+order, and follows calls into the project definitions they run, as
+:mod:`idemlint.calls` resolves them: of the same module and, with a
+:class:`~idemlint.project.Project`, of the project's other modules (bounded
 depth, no recursion).  It records every call, assignment and parameter
 binding as an :class:`Event` carrying a *path*: where in the nested blocks
 the event happens.  Rules read events, never the syntax tree again, and ask
@@ -15,11 +16,12 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
 from idemlint import catalog
+from idemlint.calls import Calls, Definition, ProjectClass, bind_arguments, parameters
 from idemlint.names import Resolver, dotted_name, import_bindings
 from idemlint.tasks import ModuleIndex, Task
 
@@ -32,8 +34,6 @@ MAX_HELPER_DEPTH = 8
 # be parsed.
 MAX_PROJECT_DEPTH = 4
 
-# A function a task runs: the definition, its class (for methods), its module.
-_Helper = Tuple[cst.FunctionDef, Optional[cst.ClassDef], "LoadedModule"]
 MAX_EVENTS_PER_TASK = 20_000
 NO_EXIT = 1 << 30
 
@@ -62,6 +62,9 @@ class FunctionScope:
     """A function as executed inside one task: its module and name resolution.
 
     ``chain`` is how the task reaches it: ``("charge_order", "billing.capture")``.
+    ``owner`` is the class of the instance a method runs for (``instance``
+    with its module), ``enclosing`` the scope a closure was defined in, and
+    ``assigned`` the names the walk has seen assigned so far.
     """
 
     function: cst.FunctionDef
@@ -72,6 +75,9 @@ class FunctionScope:
     is_task: bool
     module: "LoadedModule"
     chain: Tuple[str, ...]
+    instance: Optional[ProjectClass] = None
+    enclosing: Optional["FunctionScope"] = None
+    assigned: Set[str] = field(default_factory=set)
 
     @property
     def index(self) -> ModuleIndex:
@@ -244,6 +250,7 @@ class TraceBuilder:
     ) -> None:
         self.module = module
         self.project = project
+        self.calls = Calls(project)
         self.summaries = summaries if summaries is not None else Summaries()
         self.task = task
         # Set when a walk skipped a call for a reason its caller's context
@@ -257,21 +264,19 @@ class TraceBuilder:
         self._caught: List[str] = []
 
     def build(self) -> Trace:
-        scope = self._scope(self.task.function, self.task.owner, self.module, ())
+        owner = self.task.owner
+        instance = ProjectClass(owner, self.module) if owner is not None else None
+        scope = self._scope(Definition(self.task.function, owner, self.module, instance), ())
         self._function(scope, (), None)
         return self.trace
 
     # -- scopes -----------------------------------------------------------
 
-    def _scope(
-        self,
-        function: cst.FunctionDef,
-        owner: Optional[cst.ClassDef],
-        module: "LoadedModule",
-        caller_chain: Tuple[str, ...],
-    ) -> FunctionScope:
-        """A scope for ``function``; a task's when ``caller_chain`` is empty."""
-        resolver = module.index.resolver().child()
+    def _scope(self, definition: Definition, caller_chain: Tuple[str, ...]) -> FunctionScope:
+        """A scope for ``definition``; a task's when ``caller_chain`` is empty."""
+        function, module, enclosing = definition.function, definition.module, definition.enclosing
+        parent = enclosing.resolver if enclosing is not None else module.index.resolver()
+        resolver = parent.child()
         params = function.params
         every = [*params.posonly_params, *params.params, *params.kwonly_params]
         for param in every:
@@ -279,18 +284,25 @@ class TraceBuilder:
                 annotation = resolver.resolve(param.annotation.annotation)
                 if annotation is not None:
                     resolver.bindings[param.name.value] = f"{annotation}()"
+        instance = definition.instance
+        owner = instance.node if instance is not None else definition.owner
         name = function.name.value
-        if owner is not None:
-            name = f"{owner.name.value}.{name}"
+        if enclosing is not None:
+            name = f"{enclosing.qualified_name}.{name}"
+        elif definition.owner is not None:
+            name = f"{definition.owner.name.value}.{name}"
         names = tuple(p.name.value for p in every)
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 names += (star.name.value,)
-        if owner is not None:
-            _bind_instance_attributes(resolver, module.index.methods(owner).get("__init__"))
+        if instance is not None and enclosing is None:
+            # ``self.session = requests.Session()`` anywhere in the class:
+            # ``self.session.post`` resolves to ``requests.Session().post``.
+            resolver.bindings.update(self.calls.instance_bindings(instance))
         shown = name if module is self.module else f"{module.name}.{name}"
         return FunctionScope(
-            function, name, resolver, owner, names, not caller_chain, module, caller_chain + (shown,)
+            function, name, resolver, owner, names, not caller_chain, module, caller_chain + (shown,),
+            instance=instance, enclosing=enclosing,
         )
 
     def _function(
@@ -404,6 +416,7 @@ class TraceBuilder:
     ) -> None:
         self._emit("assign", node, scope, path, targets=targets, value=value)
         for target in targets:
+            _note_assigned(scope, target)
             if isinstance(target, cst.Name):
                 scope.resolver.bind(target.value, value)
 
@@ -424,6 +437,8 @@ class TraceBuilder:
     ) -> None:
         header = node.iter if isinstance(node, cst.For) else node.test
         self._expression(header, path + (self._branch(node, "Loop", "test"),), scope)
+        if isinstance(node, cst.For):
+            _note_assigned(scope, node.target)
         self._block(node.body.body, id(node), "Loop", "body", path, scope)
         if node.orelse is not None:
             self._block(node.orelse.body.body, id(node), "Loop", "orelse", path, scope)
@@ -435,8 +450,10 @@ class TraceBuilder:
             resolved = scope.resolver.resolve(item.item)
             if catalog.matches_any(catalog.TRANSACTION_CONTEXTS, resolved):
                 transactional = True
-            if item.asname is not None and isinstance(item.asname.name, cst.Name):
-                scope.resolver.bind(item.asname.name.value, item.item)
+            if item.asname is not None:
+                _note_assigned(scope, item.asname.name)
+                if isinstance(item.asname.name, cst.Name):
+                    scope.resolver.bind(item.asname.name.value, item.item)
         if transactional:
             self._transactions.append(id(node))
         self._block(node.body.body, id(node), "With", "body", path, scope)
@@ -483,36 +500,18 @@ class TraceBuilder:
             if helper is not None:
                 self._enter_helper(call, helper, path, scope)
 
-    def _helper(self, call: cst.Call, scope: FunctionScope) -> Optional[_Helper]:
-        """The function a call runs, when it is ours to follow.
-
-        A function of the same module (called by name), a method of the task's
-        own class (``self.m()``), or, with a project, a function or a method of
-        a class instance from another project module, resolved through imports.
-        """
+    def _helper(self, call: cst.Call, scope: FunctionScope) -> Optional[Definition]:
+        """The project definition a call runs (see :mod:`idemlint.calls`),
+        when it is ours to follow: not past the depth limits (another
+        module's, tighter), not back into a function being walked."""
         if len(self._stack) > MAX_HELPER_DEPTH:
             return None
-        func = call.func
-        index = scope.index
-        found: Optional[_Helper] = None
-        if isinstance(func, cst.Name) and scope.resolver.lookup(func.value) is None:
-            function = index.functions.get(func.value)
-            if function is not None:
-                found = (function, None, scope.module)
-        elif (
-            isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and func.value.value in ("self", "cls")
-            and scope.owner is not None
-        ):
-            method = index.methods(scope.owner).get(func.attr.value)
-            if method is not None:
-                found = (method, scope.owner, scope.module)
-        if found is None and self.project is not None and len(self._stack) <= MAX_PROJECT_DEPTH:
-            resolved = scope.resolver.resolve(func)
-            if resolved is not None and "." in resolved:
-                found = self.project.function(resolved)
-        if found is not None and found[0] in self._stack:
+        found = self.calls.resolve(call, scope)
+        if found is None:
+            return None
+        if found.module is not scope.module and len(self._stack) > MAX_PROJECT_DEPTH:
+            return None
+        if found.function in self._stack:
             self._cut = True
             return None
         return found
@@ -520,29 +519,30 @@ class TraceBuilder:
     def _enter_helper(
         self,
         call: cst.Call,
-        helper: _Helper,
+        helper: Definition,
         path: Tuple[Step, ...],
         caller: FunctionScope,
     ) -> None:
         """Run a helper at ``call``: from its summary when one fits, else walk it.
 
         A helper's summary is its events, walked once and reused by every
-        task (and call) that reaches it with arguments that resolve alike and
-        the same depth left.
+        task (and call) that reaches it with arguments that resolve alike,
+        for the same class of instance, with the same names bound around a
+        closure, and the same depth left.
         """
-        function, owner, module = helper
-        parameters = _parameters(function, owner)
-        arguments = list(_bind_arguments(parameters, call))
+        arguments = list(bind_arguments(parameters(helper), call))
         key = (
-            id(function),
+            id(helper.function),
             tuple((name, caller.resolver.resolve(value)) for name, value in arguments),
             MAX_HELPER_DEPTH - len(self._stack),
+            id(helper.instance.node) if helper.instance is not None else None,
+            _closure_context(helper.enclosing),
         )
         summary = self.summaries.get(key)
         scope = (
             summary.scope_for(caller.chain)
             if summary is not None
-            else self._scope(function, owner, module, caller.chain)
+            else self._scope(helper, caller.chain)
         )
         boundary = Step(id(call), "Call", "call", 0, NO_EXIT, boundary=True)
         for name, value in arguments:
@@ -618,6 +618,17 @@ class TraceBuilder:
         )
 
 
+def _note_assigned(scope: FunctionScope, target: cst.BaseExpression) -> None:
+    """Names an assignment target binds (``a``, ``a, b``): locals from now on."""
+    if isinstance(target, cst.Name):
+        scope.assigned.add(target.value)
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            _note_assigned(scope, element.value)
+    elif isinstance(target, cst.StarredElement):
+        _note_assigned(scope, target.value)
+
+
 def _caught_names(
     handler: Union[cst.ExceptHandler, cst.ExceptStarHandler], resolver: Resolver
 ) -> List[str]:
@@ -679,43 +690,14 @@ def _sub_expressions(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
     return node.children
 
 
-def _bind_instance_attributes(resolver: Resolver, init: Optional[cst.FunctionDef]) -> None:
-    """``self.session = requests.Session()`` in ``__init__``: so that
-    ``self.session.post`` in a method resolves to ``requests.Session().post``."""
-    if init is None:
-        return
-    for statement in init.body.body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for small in statement.body:
-            if not isinstance(small, cst.Assign) or not isinstance(small.value, cst.Call):
-                continue
-            for target in small.targets:
-                attribute = target.target
-                if (
-                    isinstance(attribute, cst.Attribute)
-                    and isinstance(attribute.value, cst.Name)
-                    and attribute.value.value == "self"
-                ):
-                    resolver.bind(f"self.{attribute.attr.value}", small.value)
-
-
-def _parameters(function: cst.FunctionDef, owner: Optional[cst.ClassDef]) -> Tuple[str, ...]:
-    """The parameters a call fills in (a method's ``self`` is not one)."""
-    params = function.params
-    names = tuple(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
-    return names[1:] if owner is not None and names else names
-
-
-def _bind_arguments(
-    parameters: Sequence[str], call: cst.Call
-) -> Iterator[Tuple[str, cst.BaseExpression]]:
-    positional = [a for a in call.args if a.keyword is None and a.star == ""]
-    for name, arg in zip(parameters, positional):
-        yield name, arg.value
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value in parameters:
-            yield arg.keyword.value, arg.value
+def _closure_context(enclosing: Optional[FunctionScope]) -> Tuple[object, ...]:
+    """What a closure's free names resolve to where it is called: its walk
+    is reused only where they resolve alike."""
+    context: List[object] = []
+    while enclosing is not None:
+        context += [id(enclosing.function), tuple(sorted(enclosing.resolver.bindings.items()))]
+        enclosing = enclosing.enclosing
+    return tuple(context)
 
 
 def call_label(call: cst.Call) -> str:
