@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Set,
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.calls import Calls, Definition, ProjectClass, bind_arguments, parameters
+from idemlint.calls import Calls, Definition, ProjectClass, bind_arguments, fetched_instance, parameters
 from idemlint.names import Resolver, dotted_name, import_bindings
 from idemlint.tasks import ModuleIndex, Task
 
@@ -415,9 +415,12 @@ class TraceBuilder:
         scope: FunctionScope,
     ) -> None:
         self._emit("assign", node, scope, path, targets=targets, value=value)
+        fetched = fetched_instance(scope.resolver, value)
         for target in targets:
             _note_assigned(scope, target)
-            if isinstance(target, cst.Name):
+            if isinstance(target, cst.Name) and fetched is not None:
+                scope.resolver.bindings[target.value] = fetched
+            elif isinstance(target, cst.Name):
                 scope.resolver.bind(target.value, value)
 
     def _if(self, node: cst.If, path: Tuple[Step, ...], scope: FunctionScope) -> None:

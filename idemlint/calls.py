@@ -16,7 +16,11 @@ what the code itself says (no types are inferred):
   from another module), or the instance a project factory function returns
   (every ``return`` makes the same project class, or the return annotation
   names one);
-- a ``classmethod`` through its class.
+- a ``classmethod`` through its class;
+- a method of a model instance fetched through Django's ORM
+  (``Order.objects.get(...)``, ``.filter(...).first()``,
+  ``.select_for_update().get(...)``, ``get_object_or_404(Order, ...)``),
+  the model's own.
 
 Methods are looked up along the class's method resolution order over
 project classes; framework and third-party bases are ignored.  Resolution
@@ -32,7 +36,8 @@ from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequ
 
 import libcst as cst
 
-from idemlint.names import Resolver, dotted_name
+from idemlint import catalog
+from idemlint.names import Resolver, argument, dotted_name
 
 if TYPE_CHECKING:
     from idemlint.analysis import FunctionScope
@@ -79,8 +84,17 @@ class Definition:
     enclosing: Optional["FunctionScope"] = None
 
 
+@dataclass(frozen=True)
+class Rows:
+    """A manager or queryset of a project model, or (``method``) one of
+    its methods not called yet."""
+
+    of: ProjectClass
+    method: str = ""
+
+
 # What one step of a resolution has reached.
-_Value = Union["LoadedModule", ProjectClass, Instance, Definition]
+_Value = Union["LoadedModule", ProjectClass, Instance, Definition, Rows]
 
 
 class Calls:
@@ -210,7 +224,12 @@ class Calls:
             return method or self._instance_attribute(value.of, name, hops)
         if isinstance(value, ProjectClass):
             method = self._method(value, name)
+            if method is None and name in catalog.ORM_MANAGERS:
+                return Rows(value)
             return method if method is not None and _is_classmethod(method.function) else None
+        if isinstance(value, Rows):
+            methods = catalog.ORM_QUERYSET_METHODS | catalog.ORM_INSTANCE_METHODS
+            return Rows(value.of, name) if not value.method and name in methods else None
         if isinstance(value, Definition):
             return None
         return self._module_attribute(value, name, hops)
@@ -236,6 +255,10 @@ class Calls:
             return Instance(value)
         if isinstance(value, Definition):
             return self._returned_instance(value, hops + 1)
+        if isinstance(value, Rows) and value.method in catalog.ORM_QUERYSET_METHODS:
+            return Rows(value.of)
+        if isinstance(value, Rows) and value.method in catalog.ORM_INSTANCE_METHODS:
+            return Instance(value.of)
         return None
 
     def _expression_value(
@@ -504,12 +527,28 @@ def _suffixes(part: str) -> List[str]:
 
 def _may_define_a_call(rest: Sequence[str]) -> bool:
     """Whether what follows a module's name can name a project function:
-    ``f``, ``X.m`` (X a class, an instance or a factory call), or
-    ``X().attr.m``.  ``models.Order.objects.get`` cannot, and does not make
-    the models module parsed."""
+    ``f``, ``X.m`` (X a class, an instance or a factory call),
+    ``X().attr.m``, or a method of a fetched model instance.
+    ``models.Order.objects.filter`` cannot, and does not make the models
+    module parsed."""
     if len(rest) <= 2:
         return True
-    return len(rest) == 3 and _base(rest[0]) != rest[0]
+    if len(rest) == 3 and _base(rest[0]) != rest[0]:
+        return True
+    return _fetched(rest)
+
+
+def _fetched(rest: Sequence[str]) -> bool:
+    """``Order.objects.get().m``, ``Order.objects.filter().first().m``: a
+    method of an instance the ORM fetches."""
+    return (
+        len(rest) >= 4
+        and rest[1] in catalog.ORM_MANAGERS
+        and all(part[:-2] in catalog.ORM_QUERYSET_METHODS for part in rest[2:-2])
+        and rest[-2][:-2] in catalog.ORM_INSTANCE_METHODS
+        and rest[-2].endswith("()")
+        and _base(rest[-1]) == rest[-1]
+    )
 
 
 def _defines(module: "LoadedModule", name: str) -> bool:
@@ -591,3 +630,20 @@ def bind_arguments(
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value in parameters:
             yield arg.keyword.value, arg.value
+
+
+def fetched_instance(resolver: Resolver, value: cst.BaseExpression) -> Optional[str]:
+    """What a shortcut that fetches a model instance gives, spelled as the
+    ORM call it stands for: ``get_object_or_404(Order, pk=1)`` is
+    ``Order.objects.get()``, so that ``order.m()`` runs ``Order.m``."""
+    if not isinstance(value, cst.Call):
+        return None
+    if not catalog.matches_any(catalog.ORM_SHORTCUT_GETTERS, resolver.resolve(value.func)):
+        return None
+    model = argument(value, 0, "klass")
+    resolved = resolver.resolve(model) if model is not None else None
+    if resolved is None:
+        return None
+    if resolved.endswith("()") or resolved.rpartition(".")[2] in catalog.ORM_MANAGERS:
+        return f"{resolved}.get()"  # a queryset or a manager
+    return f"{resolved}.objects.get()"
