@@ -21,7 +21,16 @@ from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Set,
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.calls import Calls, Definition, ProjectClass, bind_arguments, fetched_instance, parameters
+from idemlint.calls import (
+    Calls,
+    Definition,
+    ProjectClass,
+    bind_arguments,
+    defaults_left,
+    fetched_instance,
+    known_truth,
+    parameters,
+)
 from idemlint.names import Resolver, dotted_name, import_bindings
 from idemlint.tasks import ModuleIndex, Task
 
@@ -63,8 +72,9 @@ class FunctionScope:
 
     ``chain`` is how the task reaches it: ``("charge_order", "billing.capture")``.
     ``owner`` is the class of the instance a method runs for (``instance``
-    with its module), ``enclosing`` the scope a closure was defined in, and
-    ``assigned`` the names the walk has seen assigned so far.
+    with its module), ``enclosing`` the scope a closure was defined in,
+    ``assigned`` the names the walk has seen assigned so far, and ``known``
+    the truth of the parameters the call left at a literal default.
     """
 
     function: cst.FunctionDef
@@ -78,6 +88,7 @@ class FunctionScope:
     instance: Optional[ProjectClass] = None
     enclosing: Optional["FunctionScope"] = None
     assigned: Set[str] = field(default_factory=set)
+    known: Dict[str, bool] = field(default_factory=dict)
 
     @property
     def index(self) -> ModuleIndex:
@@ -265,7 +276,7 @@ class TraceBuilder:
 
     def build(self) -> Trace:
         owner = self.task.owner
-        instance = ProjectClass(owner, self.module) if owner is not None else None
+        instance = ProjectClass(self.module, owner.name.value, owner) if owner is not None else None
         scope = self._scope(Definition(self.task.function, owner, self.module, instance), ())
         self._function(scope, (), None)
         return self.trace
@@ -428,8 +439,13 @@ class TraceBuilder:
         self._expression(node.test, test_path, scope)
         exits = any(_is_exit(statement) for statement in node.body.body)
         self._emit("check", node, scope, test_path, value=node.test, exits=exits)
-        self._block(node.body.body, id(node), "If", "body", path, scope)
+        # A branch a parameter left at its literal default rules out does not run.
+        truth = known_truth(node.test, scope.known, scope.assigned)
+        if truth is not False:
+            self._block(node.body.body, id(node), "If", "body", path, scope)
         orelse = node.orelse
+        if truth is True:
+            return
         if isinstance(orelse, cst.If):
             self._block([orelse], id(node), "If", "orelse", path, scope)
         elif isinstance(orelse, cst.Else):
@@ -529,8 +545,9 @@ class TraceBuilder:
         """Run a helper at ``call``: from its summary when one fits, else walk it.
 
         A helper's summary is its events, walked once and reused by every
-        task (and call) that reaches it with arguments that resolve alike,
-        for the same class of instance, with the same names bound around a
+        task (and call) that reaches it with arguments that resolve alike
+        (and the same parameters left at their defaults), for the same class
+        of instance, with the same names bound around a
         closure, and the same depth left.
         """
         arguments = list(bind_arguments(parameters(helper), call))
@@ -538,6 +555,7 @@ class TraceBuilder:
             id(helper.function),
             tuple((name, caller.resolver.resolve(value)) for name, value in arguments),
             MAX_HELPER_DEPTH - len(self._stack),
+            any(arg.star for arg in call.args),
             id(helper.instance.node) if helper.instance is not None else None,
             _closure_context(helper.enclosing),
         )
@@ -547,6 +565,8 @@ class TraceBuilder:
             if summary is not None
             else self._scope(helper, caller.chain)
         )
+        if summary is None:
+            scope.known.update(defaults_left(helper.function, call, [name for name, _ in arguments]))
         boundary = Step(id(call), "Call", "call", 0, NO_EXIT, boundary=True)
         for name, value in arguments:
             self._emit(

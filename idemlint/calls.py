@@ -32,12 +32,12 @@ from a module, a class, an instance or a function to the next.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, AbstractSet, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.names import Resolver, argument, dotted_name
+from idemlint.names import Resolver, argument, dotted_name, literal_number, literal_text
 
 if TYPE_CHECKING:
     from idemlint.analysis import FunctionScope
@@ -52,12 +52,24 @@ MAX_NESTING = 24
 PROPERTIES = ("property", "cached_property")
 
 
-@dataclass(frozen=True)
 class ProjectClass:
-    """A class of the project and the module defining it."""
+    """A class of the project and the module defining it, by name: a class
+    left unparsed (see idemlint.segments) is parsed only when a method or
+    a base of it is asked for, not when a resolution merely passes it
+    (``Form(...)``, ``Order.objects.filter(...)``)."""
 
-    node: cst.ClassDef
-    module: "LoadedModule"
+    __slots__ = ("module", "name", "_node")
+
+    def __init__(self, module: "LoadedModule", name: str, node: Optional[cst.ClassDef] = None) -> None:
+        self.module = module
+        self.name = name
+        self._node = node
+
+    @property
+    def node(self) -> cst.ClassDef:
+        if self._node is None:
+            self._node = self.module.index.classes[self.name]
+        return self._node
 
 
 @dataclass(frozen=True)
@@ -223,9 +235,9 @@ class Calls:
                 return self._returned_instance(method, hops + 1)
             return method or self._instance_attribute(value.of, name, hops)
         if isinstance(value, ProjectClass):
-            method = self._method(value, name)
-            if method is None and name in catalog.ORM_MANAGERS:
+            if name in catalog.ORM_MANAGERS:
                 return Rows(value)
+            method = self._method(value, name)
             return method if method is not None and _is_classmethod(method.function) else None
         if isinstance(value, Rows):
             methods = catalog.ORM_QUERYSET_METHODS | catalog.ORM_INSTANCE_METHODS
@@ -239,9 +251,8 @@ class Calls:
         function = index.functions.get(name)
         if function is not None:
             return Definition(function, None, module)
-        owner = index.classes.get(name)
-        if owner is not None:
-            return ProjectClass(owner, module)
+        if name in index.classes:
+            return ProjectClass(module, name)
         if name in index.constants:
             return self._expression_value(index.constants[name], module, hops + 1)
         if name in index.imports:
@@ -556,7 +567,7 @@ def _defines(module: "LoadedModule", name: str) -> bool:
     index = module.index
     if name in index.imports:
         return False
-    return name in index.constants or index.functions.get(name) is not None or index.classes.get(name) is not None
+    return name in index.constants or name in index.functions or name in index.classes
 
 
 def _spelled_head(func: cst.BaseExpression) -> Optional[str]:
@@ -618,6 +629,48 @@ def parameters(definition: Definition) -> Tuple[str, ...]:
     names = tuple(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
     implicit = definition.owner is not None and not is_staticmethod(definition.function)
     return names[1:] if implicit and names else names
+
+
+def defaults_left(
+    function: cst.FunctionDef, call: cst.Call, bound: Sequence[str]
+) -> Dict[str, bool]:
+    """The truth of each parameter ``call`` leaves at a literal default
+    (``blocking=False``, ``dry_run=None``): nothing is known behind a
+    ``*args`` or ``**kwargs`` splat, which may fill in any of them."""
+    if any(arg.star for arg in call.args):
+        return {}
+    params = function.params
+    known: Dict[str, bool] = {}
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        truth = _literal_truth(param.default) if param.default is not None else None
+        if truth is not None and param.name.value not in bound:
+            known[param.name.value] = truth
+    return known
+
+
+def known_truth(
+    test: cst.BaseExpression, known: Dict[str, bool], assigned: AbstractSet[str]
+) -> Optional[bool]:
+    """Whether an ``if`` test on such a parameter (``blocking``, ``not
+    blocking``) holds, when nothing reassigned it; None when not known."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = known_truth(test.expression, known, assigned)
+        return None if inner is None else not inner
+    if isinstance(test, cst.Name) and test.value in known and test.value not in assigned:
+        return known[test.value]
+    return None
+
+
+def _literal_truth(node: cst.BaseExpression) -> Optional[bool]:
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return node.value == "True"
+    if isinstance(node, cst.Integer):
+        number = literal_number(node)
+        return None if number is None else number != 0
+    if isinstance(node, cst.SimpleString):
+        text = literal_text(node)
+        return None if text is None else text != ""
+    return None
 
 
 def bind_arguments(

@@ -116,7 +116,7 @@ def test_method_order_is_c3_over_project_classes() -> None:
         class D(B, C): pass
         """
     )
-    owner = ProjectClass(module.index.classes["D"], module)
+    owner = ProjectClass(module, "D")
     assert [k.node.name.value for k in Calls(None).method_order(owner)] == ["D", "B", "C", "A"]
 
 
@@ -130,13 +130,13 @@ def test_bases_that_cannot_be_linearised_fall_back_to_depth_first() -> None:
         class Z(A, B): pass
         """
     )
-    owner = ProjectClass(module.index.classes["Z"], module)
+    owner = ProjectClass(module, "Z")
     assert [k.node.name.value for k in Calls(None).method_order(owner)] == ["Z", "A", "X", "Y", "B"]
 
 
 def test_a_class_that_is_its_own_base_ends() -> None:
     module = loaded("class Loop(Loop):\n    pass\n")
-    owner = ProjectClass(module.index.classes["Loop"], module)
+    owner = ProjectClass(module, "Loop")
     assert [k.node.name.value for k in Calls(None).method_order(owner)] == ["Loop"]
 
 
@@ -417,3 +417,33 @@ def test_a_shortcut_fetch_is_spelled_as_the_orm_call_it_stands_for(value: str, e
         {"get_object_or_404": "django.shortcuts.get_object_or_404", "Order": "shop.models.Order"}
     )
     assert fetched_instance(resolver, cst.parse_expression(value)) == expected
+
+
+def test_a_branch_a_parameter_left_at_its_default_rules_out_does_not_run() -> None:
+    source = """
+        from celery import shared_task
+        from django.core.mail import send_mail
+
+        def report(text, blocking=False, silent=True):
+            def send():
+                send_mail("Report", text, None, ["ops@example.com"])
+
+            if blocking:
+                return send()
+            if not silent:
+                send_mail("Loud", text, None, ["ops@example.com"])
+
+        @shared_task
+        def in_background(text):
+            report(text)
+
+        @shared_task
+        def right_now(text):
+            report(text, blocking=True)
+
+        @shared_task
+        def as_told(text, options):
+            report(text, **options)
+        """
+    found = codes(source)
+    assert found == [(7, "IDM013", "right_now"), (12, "IDM013", "as_told")]
