@@ -6,6 +6,7 @@ from typing import Iterator
 
 from idemlint.analysis import Trace, call_label
 from idemlint.effects import Knowledge
+from idemlint.guards import Guards
 from idemlint.rules.base import TaskRule, Violation, where
 
 
@@ -18,7 +19,10 @@ class MissingIdempotencyKey(TaskRule):
         "Square, Adyen, Checkout.com, payment gateways, HTTP POST/PUT/PATCH/DELETE "
         "through requests, httpx, aiohttp or urllib3) made from a task without one. "
         "A call that passes `**kwargs`, or a `headers=`/`options=` variable whose "
-        "content cannot be seen, gets the benefit of the doubt."
+        "content cannot be seen, gets the benefit of the doubt. A call that a "
+        "test-and-set claim of the work covers (`if not r.set(key, 1, nx=True, "
+        "ex=...): return`, a conditional `UPDATE`) is not reported: a redelivery "
+        "stops at the claim; a lock held around the call is no such claim."
     )
     why = (
         "Every durable queue delivers at least once: a worker killed after the "
@@ -58,6 +62,10 @@ def charge_order(order_id):
             effect = knowledge.keyable_effect(event)
             if effect is None or knowledge.has_idempotency_key(event, effect):
                 continue
+            guards = Guards.of(trace, knowledge)  # built once per trace
+            claim = guards.claimed_before(event)
+            if claim is not None and not guards.is_lock(claim):
+                continue  # a test-and-set claim of the work: a redelivery stops there
             note = ""
             if effect.sdk_random_key:
                 note = (
