@@ -298,14 +298,18 @@ class Calls:
     ) -> Optional[Definition]:
         """The method ``name`` an instance of ``owner`` runs, along the
         method resolution order (for ``super()``, from the class after ``after``)."""
+        if not below:
+            own = _own_method(owner, name)
+            if own is not None:  # found before the bases are parsed
+                return own
         order = self.method_order(owner)
         if below:
             places = [i for i, klass in enumerate(order) if klass.node is after]
             order = order[places[0] + 1 :] if places else []
         for klass in order:
-            for statement in klass.node.body.body:
-                if isinstance(statement, cst.FunctionDef) and statement.name.value == name:
-                    return Definition(statement, klass.node, klass.module, owner)
+            found = _own_method(klass, name, owner)
+            if found is not None:
+                return found
         return None
 
     def method_order(self, owner: ProjectClass) -> List[ProjectClass]:
@@ -373,6 +377,18 @@ class Calls:
     def _module(self, name: str) -> Optional["LoadedModule"]:
         """A project module by name (recorded as looked up, found or not)."""
         return self.project.load(name) if self.project is not None else None
+
+
+def _own_method(
+    klass: ProjectClass, name: str, instance: Optional[ProjectClass] = None
+) -> Optional[Definition]:
+    """The method ``name`` the class's own body defines (the last one wins),
+    run for an instance of ``instance`` (the class itself by default)."""
+    found = None
+    for statement in klass.node.body.body:
+        if isinstance(statement, cst.FunctionDef) and statement.name.value == name:
+            found = statement
+    return Definition(found, klass.node, klass.module, instance or klass) if found is not None else None
 
 
 def _linearised(
@@ -538,15 +554,12 @@ def _suffixes(part: str) -> List[str]:
 
 def _may_define_a_call(rest: Sequence[str]) -> bool:
     """Whether what follows a module's name can name a project function:
-    ``f``, ``X.m`` (X a class, an instance or a factory call),
-    ``X().attr.m``, or a method of a fetched model instance.
+    ``f``, ``X.m`` (X a class, an instance or a factory call), or a method
+    of a fetched model instance (an attribute of an instance made elsewhere,
+    ``X().attr.m``, is most often a model's relation: not looked into).
     ``models.Order.objects.filter`` cannot, and does not make the models
     module parsed."""
-    if len(rest) <= 2:
-        return True
-    if len(rest) == 3 and _base(rest[0]) != rest[0]:
-        return True
-    return _fetched(rest)
+    return len(rest) <= 2 or _fetched(rest)
 
 
 def _fetched(rest: Sequence[str]) -> bool:
