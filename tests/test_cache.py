@@ -248,9 +248,11 @@ def test_prune_keeps_the_cache_bounded_and_spares_entries_in_use(
     write(tmp_path, {"shop/refunds.py": SHOP["shop/refunds.py"] + "\n# edited\n"})
     cache = Cache(str(cache_dir), DEFAULT_SETTINGS)
     expected = lint_paths([str(tmp_path)], cache=cache)  # writes one entry, so it may prune
-    cache.prune(limit=2_000)
+    # The limit sits a little above what the entries in use take (each lists
+    # the modules its analysis looked up), below that plus the stale entry.
+    cache.prune(limit=2_500)
     assert not stale.exists()
-    assert sum(p.stat().st_size for p in (cache_dir / "entries").iterdir()) <= 2_000
+    assert sum(p.stat().st_size for p in (cache_dir / "entries").iterdir()) <= 2_500
     monkeypatch.setattr(engine, "_analyse_chunks", None)  # every entry in use is still there
     assert lint_paths([str(tmp_path)], cache=Cache(str(cache_dir), DEFAULT_SETTINGS)) == expected
 
