@@ -21,16 +21,8 @@ from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Set,
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.calls import (
-    Calls,
-    Definition,
-    ProjectClass,
-    bind_arguments,
-    defaults_left,
-    fetched_instance,
-    known_truth,
-    parameters,
-)
+from idemlint.calls import Calls, Definition, ProjectClass, bind_arguments, closure_context, defaults_left
+from idemlint.calls import fetched_instance, known_truth, note_assigned, parameters
 from idemlint.names import Resolver, dotted_name, import_bindings
 from idemlint.tasks import ModuleIndex, Task
 
@@ -428,7 +420,7 @@ class TraceBuilder:
         self._emit("assign", node, scope, path, targets=targets, value=value)
         fetched = fetched_instance(scope.resolver, value)
         for target in targets:
-            _note_assigned(scope, target)
+            note_assigned(scope.assigned, target)
             if isinstance(target, cst.Name) and fetched is not None:
                 scope.resolver.bindings[target.value] = fetched
             elif isinstance(target, cst.Name):
@@ -457,7 +449,7 @@ class TraceBuilder:
         header = node.iter if isinstance(node, cst.For) else node.test
         self._expression(header, path + (self._branch(node, "Loop", "test"),), scope)
         if isinstance(node, cst.For):
-            _note_assigned(scope, node.target)
+            note_assigned(scope.assigned, node.target)
         self._block(node.body.body, id(node), "Loop", "body", path, scope)
         if node.orelse is not None:
             self._block(node.orelse.body.body, id(node), "Loop", "orelse", path, scope)
@@ -470,7 +462,7 @@ class TraceBuilder:
             if catalog.matches_any(catalog.TRANSACTION_CONTEXTS, resolved):
                 transactional = True
             if item.asname is not None:
-                _note_assigned(scope, item.asname.name)
+                note_assigned(scope.assigned, item.asname.name)
                 if isinstance(item.asname.name, cst.Name):
                     scope.resolver.bind(item.asname.name.value, item.item)
         if transactional:
@@ -557,7 +549,7 @@ class TraceBuilder:
             MAX_HELPER_DEPTH - len(self._stack),
             any(arg.star for arg in call.args),
             id(helper.instance.node) if helper.instance is not None else None,
-            _closure_context(helper.enclosing),
+            closure_context(helper.enclosing),
         )
         summary = self.summaries.get(key)
         scope = (
@@ -641,17 +633,6 @@ class TraceBuilder:
         )
 
 
-def _note_assigned(scope: FunctionScope, target: cst.BaseExpression) -> None:
-    """Names an assignment target binds (``a``, ``a, b``): locals from now on."""
-    if isinstance(target, cst.Name):
-        scope.assigned.add(target.value)
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            _note_assigned(scope, element.value)
-    elif isinstance(target, cst.StarredElement):
-        _note_assigned(scope, target.value)
-
-
 def _caught_names(
     handler: Union[cst.ExceptHandler, cst.ExceptStarHandler], resolver: Resolver
 ) -> List[str]:
@@ -711,16 +692,6 @@ def _sub_expressions(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
     if isinstance(node, cst.IfExp):
         return (node.test, node.body, node.orelse)
     return node.children
-
-
-def _closure_context(enclosing: Optional[FunctionScope]) -> Tuple[object, ...]:
-    """What a closure's free names resolve to where it is called: its walk
-    is reused only where they resolve alike."""
-    context: List[object] = []
-    while enclosing is not None:
-        context += [id(enclosing.function), tuple(sorted(enclosing.resolver.bindings.items()))]
-        enclosing = enclosing.enclosing
-    return tuple(context)
 
 
 def call_label(call: cst.Call) -> str:

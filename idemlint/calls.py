@@ -32,7 +32,9 @@ from a module, a class, an instance or a function to the next.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, AbstractSet, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import (
+    TYPE_CHECKING, AbstractSet, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union,
+)
 
 import libcst as cst
 
@@ -332,7 +334,7 @@ class Calls:
         for klass in self.method_order(owner):
             for value in instance_assignments(klass.node).get(name, ()):
                 made = self._expression_value(value, klass.module, hops + 1)
-                if not isinstance(made, Instance) or (found is not None and found.of.node is not made.of.node):
+                if not isinstance(made, Instance) or not _same_class(found, made):
                     return None
                 found = made
         return found
@@ -367,7 +369,7 @@ class Calls:
         found: Optional[Instance] = None
         for value in _returned_values(function.body.body):
             made = self._expression_value(value, module, hops) if value is not None else None
-            if not isinstance(made, Instance) or (found is not None and found.of.node is not made.of.node):
+            if not isinstance(made, Instance) or not _same_class(found, made):
                 return None
             found = made
         return found
@@ -377,6 +379,11 @@ class Calls:
     def _module(self, name: str) -> Optional["LoadedModule"]:
         """A project module by name (recorded as looked up, found or not)."""
         return self.project.load(name) if self.project is not None else None
+
+
+def _same_class(found: Optional[Instance], made: Instance) -> bool:
+    """Whether ``made`` is of the class found so far (any, when none is)."""
+    return found is None or found.of.node is made.of.node
 
 
 def _own_method(
@@ -713,3 +720,25 @@ def fetched_instance(resolver: Resolver, value: cst.BaseExpression) -> Optional[
     if resolved.endswith("()") or resolved.rpartition(".")[2] in catalog.ORM_MANAGERS:
         return f"{resolved}.get()"  # a queryset or a manager
     return f"{resolved}.objects.get()"
+
+
+def note_assigned(assigned: Set[str], target: cst.BaseExpression) -> None:
+    """Add the names an assignment target binds (``a``, ``a, b``): locals
+    from then on, which hide the module-level names they spell."""
+    if isinstance(target, cst.Name):
+        assigned.add(target.value)
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            note_assigned(assigned, element.value)
+    elif isinstance(target, cst.StarredElement):
+        note_assigned(assigned, target.value)
+
+
+def closure_context(enclosing: Optional["FunctionScope"]) -> Tuple[object, ...]:
+    """What a closure's free names resolve to where it is called: its walk
+    is reused only where they resolve alike."""
+    context: List[object] = []
+    while enclosing is not None:
+        context += [id(enclosing.function), tuple(sorted(enclosing.resolver.bindings.items()))]
+        enclosing = enclosing.enclosing
+    return tuple(context)
