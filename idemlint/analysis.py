@@ -1,8 +1,9 @@
 """A task's execution as an ordered list of events.
 
 For each task, :class:`TraceBuilder` walks the task body once, in execution
-order, and follows calls into helper functions of the same module and, with
-a :class:`~idemlint.project.Project`, of the project's other modules (bounded
+order, and follows calls into the project definitions they run, as
+:mod:`idemlint.calls` resolves them: of the same module and, with a
+:class:`~idemlint.project.Project`, of the project's other modules (bounded
 depth, no recursion).  It records every call, assignment and parameter
 binding as an :class:`Event` carrying a *path*: where in the nested blocks
 the event happens.  Rules read events, never the syntax tree again, and ask
@@ -15,11 +16,13 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
 from idemlint import catalog
+from idemlint.calls import Calls, Definition, ProjectClass, bind_arguments, closure_context, defaults_left
+from idemlint.calls import fetched_instance, known_truth, note_assigned, parameters
 from idemlint.names import Resolver, dotted_name, import_bindings
 from idemlint.tasks import ModuleIndex, Task
 
@@ -32,8 +35,6 @@ MAX_HELPER_DEPTH = 8
 # be parsed.
 MAX_PROJECT_DEPTH = 4
 
-# A function a task runs: the definition, its class (for methods), its module.
-_Helper = Tuple[cst.FunctionDef, Optional[cst.ClassDef], "LoadedModule"]
 MAX_EVENTS_PER_TASK = 20_000
 NO_EXIT = 1 << 30
 
@@ -62,6 +63,10 @@ class FunctionScope:
     """A function as executed inside one task: its module and name resolution.
 
     ``chain`` is how the task reaches it: ``("charge_order", "billing.capture")``.
+    ``owner`` is the class of the instance a method runs for (``instance``
+    with its module), ``enclosing`` the scope a closure was defined in,
+    ``assigned`` the names the walk has seen assigned so far, and ``known``
+    the truth of the parameters the call left at a literal default.
     """
 
     function: cst.FunctionDef
@@ -72,6 +77,10 @@ class FunctionScope:
     is_task: bool
     module: "LoadedModule"
     chain: Tuple[str, ...]
+    instance: Optional[ProjectClass] = None
+    enclosing: Optional["FunctionScope"] = None
+    assigned: Set[str] = field(default_factory=set)
+    known: Dict[str, bool] = field(default_factory=dict)
 
     @property
     def index(self) -> ModuleIndex:
@@ -244,6 +253,7 @@ class TraceBuilder:
     ) -> None:
         self.module = module
         self.project = project
+        self.calls = Calls(project)
         self.summaries = summaries if summaries is not None else Summaries()
         self.task = task
         # Set when a walk skipped a call for a reason its caller's context
@@ -257,21 +267,19 @@ class TraceBuilder:
         self._caught: List[str] = []
 
     def build(self) -> Trace:
-        scope = self._scope(self.task.function, self.task.owner, self.module, ())
+        owner = self.task.owner
+        instance = ProjectClass(self.module, owner.name.value, owner) if owner is not None else None
+        scope = self._scope(Definition(self.task.function, owner, self.module, instance), ())
         self._function(scope, (), None)
         return self.trace
 
     # -- scopes -----------------------------------------------------------
 
-    def _scope(
-        self,
-        function: cst.FunctionDef,
-        owner: Optional[cst.ClassDef],
-        module: "LoadedModule",
-        caller_chain: Tuple[str, ...],
-    ) -> FunctionScope:
-        """A scope for ``function``; a task's when ``caller_chain`` is empty."""
-        resolver = module.index.resolver().child()
+    def _scope(self, definition: Definition, caller_chain: Tuple[str, ...]) -> FunctionScope:
+        """A scope for ``definition``; a task's when ``caller_chain`` is empty."""
+        function, module, enclosing = definition.function, definition.module, definition.enclosing
+        parent = enclosing.resolver if enclosing is not None else module.index.resolver()
+        resolver = parent.child()
         params = function.params
         every = [*params.posonly_params, *params.params, *params.kwonly_params]
         for param in every:
@@ -279,18 +287,25 @@ class TraceBuilder:
                 annotation = resolver.resolve(param.annotation.annotation)
                 if annotation is not None:
                     resolver.bindings[param.name.value] = f"{annotation}()"
+        instance = definition.instance
+        owner = instance.node if instance is not None else definition.owner
         name = function.name.value
-        if owner is not None:
-            name = f"{owner.name.value}.{name}"
+        if enclosing is not None:
+            name = f"{enclosing.qualified_name}.{name}"
+        elif definition.owner is not None:
+            name = f"{definition.owner.name.value}.{name}"
         names = tuple(p.name.value for p in every)
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 names += (star.name.value,)
-        if owner is not None:
-            _bind_instance_attributes(resolver, module.index.methods(owner).get("__init__"))
+        if instance is not None and enclosing is None:
+            # ``self.session = requests.Session()`` anywhere in the class:
+            # ``self.session.post`` resolves to ``requests.Session().post``.
+            resolver.bindings.update(self.calls.instance_bindings(instance))
         shown = name if module is self.module else f"{module.name}.{name}"
         return FunctionScope(
-            function, name, resolver, owner, names, not caller_chain, module, caller_chain + (shown,)
+            function, name, resolver, owner, names, not caller_chain, module, caller_chain + (shown,),
+            instance=instance, enclosing=enclosing,
         )
 
     def _function(
@@ -403,8 +418,12 @@ class TraceBuilder:
         scope: FunctionScope,
     ) -> None:
         self._emit("assign", node, scope, path, targets=targets, value=value)
+        fetched = fetched_instance(scope.resolver, value)
         for target in targets:
-            if isinstance(target, cst.Name):
+            note_assigned(scope.assigned, target)
+            if isinstance(target, cst.Name) and fetched is not None:
+                scope.resolver.bindings[target.value] = fetched
+            elif isinstance(target, cst.Name):
                 scope.resolver.bind(target.value, value)
 
     def _if(self, node: cst.If, path: Tuple[Step, ...], scope: FunctionScope) -> None:
@@ -412,8 +431,13 @@ class TraceBuilder:
         self._expression(node.test, test_path, scope)
         exits = any(_is_exit(statement) for statement in node.body.body)
         self._emit("check", node, scope, test_path, value=node.test, exits=exits)
-        self._block(node.body.body, id(node), "If", "body", path, scope)
+        # A branch a parameter left at its literal default rules out does not run.
+        truth = known_truth(node.test, scope.known, scope.assigned)
+        if truth is not False:
+            self._block(node.body.body, id(node), "If", "body", path, scope)
         orelse = node.orelse
+        if truth is True:
+            return
         if isinstance(orelse, cst.If):
             self._block([orelse], id(node), "If", "orelse", path, scope)
         elif isinstance(orelse, cst.Else):
@@ -424,6 +448,8 @@ class TraceBuilder:
     ) -> None:
         header = node.iter if isinstance(node, cst.For) else node.test
         self._expression(header, path + (self._branch(node, "Loop", "test"),), scope)
+        if isinstance(node, cst.For):
+            note_assigned(scope.assigned, node.target)
         self._block(node.body.body, id(node), "Loop", "body", path, scope)
         if node.orelse is not None:
             self._block(node.orelse.body.body, id(node), "Loop", "orelse", path, scope)
@@ -435,8 +461,10 @@ class TraceBuilder:
             resolved = scope.resolver.resolve(item.item)
             if catalog.matches_any(catalog.TRANSACTION_CONTEXTS, resolved):
                 transactional = True
-            if item.asname is not None and isinstance(item.asname.name, cst.Name):
-                scope.resolver.bind(item.asname.name.value, item.item)
+            if item.asname is not None:
+                note_assigned(scope.assigned, item.asname.name)
+                if isinstance(item.asname.name, cst.Name):
+                    scope.resolver.bind(item.asname.name.value, item.item)
         if transactional:
             self._transactions.append(id(node))
         self._block(node.body.body, id(node), "With", "body", path, scope)
@@ -483,36 +511,18 @@ class TraceBuilder:
             if helper is not None:
                 self._enter_helper(call, helper, path, scope)
 
-    def _helper(self, call: cst.Call, scope: FunctionScope) -> Optional[_Helper]:
-        """The function a call runs, when it is ours to follow.
-
-        A function of the same module (called by name), a method of the task's
-        own class (``self.m()``), or, with a project, a function or a method of
-        a class instance from another project module, resolved through imports.
-        """
+    def _helper(self, call: cst.Call, scope: FunctionScope) -> Optional[Definition]:
+        """The project definition a call runs (see :mod:`idemlint.calls`),
+        when it is ours to follow: not past the depth limits (another
+        module's, tighter), not back into a function being walked."""
         if len(self._stack) > MAX_HELPER_DEPTH:
             return None
-        func = call.func
-        index = scope.index
-        found: Optional[_Helper] = None
-        if isinstance(func, cst.Name) and scope.resolver.lookup(func.value) is None:
-            function = index.functions.get(func.value)
-            if function is not None:
-                found = (function, None, scope.module)
-        elif (
-            isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and func.value.value in ("self", "cls")
-            and scope.owner is not None
-        ):
-            method = index.methods(scope.owner).get(func.attr.value)
-            if method is not None:
-                found = (method, scope.owner, scope.module)
-        if found is None and self.project is not None and len(self._stack) <= MAX_PROJECT_DEPTH:
-            resolved = scope.resolver.resolve(func)
-            if resolved is not None and "." in resolved:
-                found = self.project.function(resolved)
-        if found is not None and found[0] in self._stack:
+        found = self.calls.resolve(call, scope)
+        if found is None:
+            return None
+        if found.module is not scope.module and len(self._stack) > MAX_PROJECT_DEPTH:
+            return None
+        if found.function in self._stack:
             self._cut = True
             return None
         return found
@@ -520,30 +530,35 @@ class TraceBuilder:
     def _enter_helper(
         self,
         call: cst.Call,
-        helper: _Helper,
+        helper: Definition,
         path: Tuple[Step, ...],
         caller: FunctionScope,
     ) -> None:
         """Run a helper at ``call``: from its summary when one fits, else walk it.
 
         A helper's summary is its events, walked once and reused by every
-        task (and call) that reaches it with arguments that resolve alike and
-        the same depth left.
+        task (and call) that reaches it with arguments that resolve alike
+        (and the same parameters left at their defaults), for the same class
+        of instance, with the same names bound around a
+        closure, and the same depth left.
         """
-        function, owner, module = helper
-        parameters = _parameters(function, owner)
-        arguments = list(_bind_arguments(parameters, call))
+        arguments = list(bind_arguments(parameters(helper), call))
         key = (
-            id(function),
+            id(helper.function),
             tuple((name, caller.resolver.resolve(value)) for name, value in arguments),
             MAX_HELPER_DEPTH - len(self._stack),
+            any(arg.star for arg in call.args),
+            id(helper.instance.node) if helper.instance is not None else None,
+            closure_context(helper.enclosing),
         )
         summary = self.summaries.get(key)
         scope = (
             summary.scope_for(caller.chain)
             if summary is not None
-            else self._scope(function, owner, module, caller.chain)
+            else self._scope(helper, caller.chain)
         )
+        if summary is None:
+            scope.known.update(defaults_left(helper.function, call, [name for name, _ in arguments]))
         boundary = Step(id(call), "Call", "call", 0, NO_EXIT, boundary=True)
         for name, value in arguments:
             self._emit(
@@ -677,45 +692,6 @@ def _sub_expressions(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
     if isinstance(node, cst.IfExp):
         return (node.test, node.body, node.orelse)
     return node.children
-
-
-def _bind_instance_attributes(resolver: Resolver, init: Optional[cst.FunctionDef]) -> None:
-    """``self.session = requests.Session()`` in ``__init__``: so that
-    ``self.session.post`` in a method resolves to ``requests.Session().post``."""
-    if init is None:
-        return
-    for statement in init.body.body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for small in statement.body:
-            if not isinstance(small, cst.Assign) or not isinstance(small.value, cst.Call):
-                continue
-            for target in small.targets:
-                attribute = target.target
-                if (
-                    isinstance(attribute, cst.Attribute)
-                    and isinstance(attribute.value, cst.Name)
-                    and attribute.value.value == "self"
-                ):
-                    resolver.bind(f"self.{attribute.attr.value}", small.value)
-
-
-def _parameters(function: cst.FunctionDef, owner: Optional[cst.ClassDef]) -> Tuple[str, ...]:
-    """The parameters a call fills in (a method's ``self`` is not one)."""
-    params = function.params
-    names = tuple(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
-    return names[1:] if owner is not None and names else names
-
-
-def _bind_arguments(
-    parameters: Sequence[str], call: cst.Call
-) -> Iterator[Tuple[str, cst.BaseExpression]]:
-    positional = [a for a in call.args if a.keyword is None and a.star == ""]
-    for name, arg in zip(parameters, positional):
-        yield name, arg.value
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value in parameters:
-            yield arg.keyword.value, arg.value
 
 
 def call_label(call: cst.Call) -> str:

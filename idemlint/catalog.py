@@ -1232,6 +1232,19 @@ def names_dedup_table(name: str) -> bool:
 INSERT_METHODS = frozenset({"create", "get_or_create", "bulk_create", "insert"})
 SQL_EXECUTE_METHODS = frozenset({"execute", "executemany"})
 SQL_INSERT = re.compile(r"\b(insert\s+into|update)\s+[\"`]?(\w+)", re.IGNORECASE)
+# Django's ORM as call resolution reads it (idemlint.calls): a model class's
+# manager, the queryset methods that give another queryset, and those that
+# give one instance of the model (``Order.objects.filter(...).first()``).
+ORM_MANAGERS = frozenset({"objects"})
+ORM_QUERYSET_METHODS = frozenset(
+    {
+        "all", "filter", "exclude", "select_for_update", "select_related", "prefetch_related",
+        "order_by", "using", "only", "defer", "distinct", "annotate", "alias", "reverse",
+    }
+)
+ORM_INSTANCE_METHODS = frozenset({"get", "first", "last", "latest", "earliest", "create"})
+# Shortcuts that fetch one instance of the model (or queryset) given first.
+ORM_SHORTCUT_GETTERS = ("django.shortcuts.get_object_or_404",)
 SAVE_METHODS = frozenset({"save", "asave", "commit", "flush", "update", "aupdate"})
 CACHE_SET_METHODS = frozenset({"set", "aset", "hset", "sadd", "setex", "set_many"})
 

@@ -248,6 +248,8 @@ def test_prune_keeps_the_cache_bounded_and_spares_entries_in_use(
     write(tmp_path, {"shop/refunds.py": SHOP["shop/refunds.py"] + "\n# edited\n"})
     cache = Cache(str(cache_dir), DEFAULT_SETTINGS)
     expected = lint_paths([str(tmp_path)], cache=cache)  # writes one entry, so it may prune
+    # The limit sits a little above what the entries in use take (each lists
+    # the modules its analysis looked up), below that plus the stale entry.
     cache.prune(limit=4_000)
     assert not stale.exists()
     assert sum(p.stat().st_size for p in (cache_dir / "entries").iterdir()) <= 4_000

@@ -6,6 +6,7 @@ from typing import Iterator
 
 from idemlint.analysis import Trace, call_label
 from idemlint.effects import Knowledge
+from idemlint.guards import Guards
 from idemlint.rules.base import TaskRule, Violation, where
 
 
@@ -21,7 +22,11 @@ class MissingIdempotencyKey(TaskRule):
         "content cannot be seen, gets the benefit of the doubt; a headers dict is "
         "read with the entries added to it after its literal "
         "(`headers[\"Idempotency-Key\"] = key`), and given the benefit of the doubt "
-        "only when one of them cannot be read (`headers.update(extra)`).\n\n"
+        "only when one of them cannot be read (`headers.update(extra)`)."
+        " A call that a test-and-set claim of the work covers (`if not r.set(key, 1, nx=True, "
+        "ex=...): return`, a conditional `UPDATE`) is not reported: a redelivery "
+        "stops at the claim; a lock held around the call is no such claim."
+        "\n\n"
         "HTTP is read by its own semantics (RFC 9110, section 9.2.2): `PUT` and "
         "`DELETE` are idempotent, a second request leaves the state the first one "
         "left, so they are not reported unless the catalogue knows an API that "
@@ -80,6 +85,10 @@ def charge_order(order_id):
             effect = knowledge.keyable_effect(event)
             if effect is None or knowledge.has_idempotency_key(event, effect):
                 continue
+            guards = Guards.of(trace, knowledge)  # built once per trace
+            claim = guards.claimed_before(event)
+            if claim is not None and not guards.is_lock(claim):
+                continue  # a test-and-set claim of the work: a redelivery stops there
             note = ""
             if effect.sdk_random_key:
                 note = (

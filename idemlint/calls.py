@@ -1,0 +1,744 @@
+"""Call resolution: which project definition a call in a task runs.
+
+The trace builder asks :meth:`Calls.resolve` about every call it walks, and
+follows the answer.  A call is resolved the way Python would run it, from
+what the code itself says (no types are inferred):
+
+- a function defined in the body of the function making the call, or of
+  one enclosing it (a closure), whatever its decorators;
+- a function of the module, or of another project module through imports
+  and re-exports;
+- a method, through what its receiver is: ``self`` / ``cls`` (the class the
+  method runs for, so an inherited method that calls ``self.m()`` reaches
+  the subclass's ``m``), ``super()``, an instance the code makes
+  (``Notifier(...)``, kept in a local variable or in ``self.x`` anywhere in
+  the class), a module-level instance (``client = ApiClient()``, imported
+  from another module), or the instance a project factory function returns
+  (every ``return`` makes the same project class, or the return annotation
+  names one);
+- a ``classmethod`` through its class;
+- a method of a model instance fetched through Django's ORM
+  (``Order.objects.get(...)``, ``.filter(...).first()``,
+  ``.select_for_update().get(...)``, ``get_object_or_404(Order, ...)``),
+  the model's own.
+
+Methods are looked up along the class's method resolution order over
+project classes; framework and third-party bases are ignored.  Resolution
+is a small walk over the dotted name :class:`idemlint.names.Resolver` gives
+a call (``pkg.clients.client.send``, ``Notifier().send``): each part steps
+from a module, a class, an instance or a function to the next.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import (
+    TYPE_CHECKING, AbstractSet, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union,
+)
+
+import libcst as cst
+
+from idemlint import catalog
+from idemlint.names import Resolver, argument, dotted_name, literal_number, literal_text
+
+if TYPE_CHECKING:
+    from idemlint.analysis import FunctionScope
+    from idemlint.project import LoadedModule, Project
+
+# How many names (re-exports, module-level instances, factories) one
+# resolution may pass through: a cycle of imports ends here.
+MAX_HOPS = 8
+MAX_NESTING = 24
+# Decorators that make a method an attribute read (``self.client.send()``
+# runs what the ``client`` property returns).
+PROPERTIES = ("property", "cached_property")
+
+
+class ProjectClass:
+    """A class of the project and the module defining it, by name: a class
+    left unparsed (see idemlint.segments) is parsed only when a method or
+    a base of it is asked for, not when a resolution merely passes it
+    (``Form(...)``, ``Order.objects.filter(...)``)."""
+
+    __slots__ = ("module", "name", "_node")
+
+    def __init__(self, module: "LoadedModule", name: str, node: Optional[cst.ClassDef] = None) -> None:
+        self.module = module
+        self.name = name
+        self._node = node
+
+    @property
+    def node(self) -> cst.ClassDef:
+        if self._node is None:
+            self._node = self.module.index.classes[self.name]
+        return self._node
+
+
+@dataclass(frozen=True)
+class Instance:
+    """An instance of a project class (a step of a resolution)."""
+
+    of: ProjectClass
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A project function a call runs.
+
+    ``owner`` is the class defining it (for methods); ``instance`` the class
+    of the object it runs for, which decides what ``self.m()`` inside runs;
+    ``enclosing`` the scope a closure was defined in (its free names
+    resolve there).
+    """
+
+    function: cst.FunctionDef
+    owner: Optional[cst.ClassDef]
+    module: "LoadedModule"
+    instance: Optional[ProjectClass] = None
+    enclosing: Optional["FunctionScope"] = None
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A manager or queryset of a project model, or (``method``) one of
+    its methods not called yet."""
+
+    of: ProjectClass
+    method: str = ""
+
+
+# What one step of a resolution has reached.
+_Value = Union["LoadedModule", ProjectClass, Instance, Definition, Rows]
+
+
+class Calls:
+    """Resolves calls for the traces of one run; ``project`` is None when a
+    file is linted alone (then only its own definitions are known)."""
+
+    def __init__(self, project: Optional["Project"]) -> None:
+        self.project = project
+        self._closures: Dict[int, Dict[str, cst.FunctionDef]] = {}
+        # How many expressions are being evaluated, one inside another (a
+        # class's bases, an attribute's value, a factory's return): past
+        # MAX_NESTING, code whose names refer to each other in a loop ends.
+        self._nested = 0
+
+    def resolve(self, call: cst.Call, scope: "FunctionScope") -> Optional[Definition]:
+        """The project definition ``call`` runs in ``scope``, or None."""
+        func = call.func
+        if isinstance(func, cst.Name) and not _bound_locally(scope, func.value):
+            closure = self._closure(func.value, scope)
+            if closure is not None:
+                return closure
+        found = self._receiver_walk(func, scope) or self._resolved_walk(func, scope)
+        return found if isinstance(found, Definition) else None
+
+    # -- closures ---------------------------------------------------------
+
+    def _closure(self, name: str, scope: Optional["FunctionScope"]) -> Optional[Definition]:
+        """The function ``name`` defined in the body of the scope's function
+        or of a function enclosing it, innermost first."""
+        while scope is not None:
+            function = self._nested_functions(scope.function).get(name)
+            if function is not None:
+                return Definition(function, None, scope.module, scope.instance, scope)
+            scope = scope.enclosing
+        return None
+
+    def _nested_functions(self, function: cst.FunctionDef) -> Dict[str, cst.FunctionDef]:
+        if id(function) not in self._closures:
+            self._closures[id(function)] = {
+                nested.name.value: nested for nested in _definitions_in(function.body.body)
+            }
+        return self._closures[id(function)]
+
+    # -- receivers --------------------------------------------------------
+
+    def _receiver_walk(self, func: cst.BaseExpression, scope: "FunctionScope") -> Optional[_Value]:
+        """A call on ``self``/``cls`` (``self.m()``, ``self.client.send()``)
+        or ``super()``, walked from the class the method runs for."""
+        parts: List[str] = []
+        node = func
+        while isinstance(node, cst.Attribute):
+            parts.insert(0, node.attr.value)
+            node = node.value
+        if not parts or scope.instance is None:
+            return None
+        if isinstance(node, cst.Name) and _is_self(scope, node.value):
+            return self._walk_parts(Instance(scope.instance), parts)
+        if _is_super(node) and len(parts) == 1:
+            return self._method(scope.instance, parts[0], self._defining_class(scope), below=True)
+        return None
+
+    def _defining_class(self, scope: "FunctionScope") -> Optional[cst.ClassDef]:
+        """The class whose body defines the method a scope runs (for ``super()``)."""
+        while scope.enclosing is not None:
+            scope = scope.enclosing
+        if scope.instance is None:
+            return None
+        for klass in self.method_order(scope.instance):
+            if any(statement is scope.function for statement in klass.node.body.body):
+                return klass.node
+        return None
+
+    def _resolved_walk(self, func: cst.BaseExpression, scope: "FunctionScope") -> Optional[_Value]:
+        """A call walked from the dotted name the scope's resolver gives it:
+        from the module's own definitions, or from the module an import or a
+        binding names.  A name a parameter or an assignment hides, without a
+        binding saying what it holds, resolves to nothing."""
+        head = _spelled_head(func)
+        if head is None:
+            return None
+        bound = _bound_in_function(scope, head)
+        if not bound and _shadowed(scope, head):
+            return None
+        resolved = scope.resolver.resolve(func)
+        if resolved is None:
+            return None
+        parts = resolved.split(".")
+        if _defines(scope.module, _base(parts[0])):
+            return self._walk_parts(scope.module, parts)
+        if bound or scope.resolver.lookup(head) is not None:
+            return self._walk_absolute(parts, 0)
+        return None
+
+    # -- the walk ---------------------------------------------------------
+
+    def _walk_absolute(self, parts: Sequence[str], hops: int) -> Optional[_Value]:
+        """A dotted name that starts with a module's name (``pkg.mod.f``)."""
+        if self.project is None or hops > MAX_HOPS:
+            return None
+        for cut in range(len(parts) - 1, 0, -1):
+            if any(_base(part) != part for part in parts[:cut]):
+                continue
+            if not _may_define_a_call(parts[cut:]):
+                continue
+            module = self._module(".".join(parts[:cut]))
+            if module is not None:
+                return self._walk_parts(module, parts[cut:], hops)
+        return None
+
+    def _walk_parts(self, value: _Value, parts: Sequence[str], hops: int = 0) -> Optional[_Value]:
+        current: Optional[_Value] = value
+        for part in parts:
+            if current is None:
+                return None
+            current = self._attribute(current, _base(part), hops)
+            for suffix in _suffixes(part):
+                if current is None:
+                    return None
+                current = self._called(current, hops) if suffix == "()" else None
+        return current
+
+    def _attribute(self, value: _Value, name: str, hops: int) -> Optional[_Value]:
+        if isinstance(value, Instance):
+            method = self._method(value.of, name)
+            if method is not None and _is_property(method.function):
+                return self._returned_instance(method, hops + 1)
+            return method or self._instance_attribute(value.of, name, hops)
+        if isinstance(value, ProjectClass):
+            if name in catalog.ORM_MANAGERS:
+                return Rows(value)
+            method = self._method(value, name)
+            return method if method is not None and _is_classmethod(method.function) else None
+        if isinstance(value, Rows):
+            methods = catalog.ORM_QUERYSET_METHODS | catalog.ORM_INSTANCE_METHODS
+            return Rows(value.of, name) if not value.method and name in methods else None
+        if isinstance(value, Definition):
+            return None
+        return self._module_attribute(value, name, hops)
+
+    def _module_attribute(self, module: "LoadedModule", name: str, hops: int) -> Optional[_Value]:
+        index = module.index
+        function = index.functions.get(name)
+        if function is not None:
+            return Definition(function, None, module)
+        if name in index.classes:
+            return ProjectClass(module, name)
+        if name in index.constants:
+            return self._expression_value(index.constants[name], module, hops + 1)
+        if name in index.imports:
+            return self._walk_absolute(index.imports[name].split("."), hops + 1)
+        return self._module(f"{module.name}.{name}")
+
+    def _called(self, value: _Value, hops: int) -> Optional[_Value]:
+        """What calling a value gives: a class makes an instance, a factory
+        function returns one."""
+        if isinstance(value, ProjectClass):
+            return Instance(value)
+        if isinstance(value, Definition):
+            return self._returned_instance(value, hops + 1)
+        if isinstance(value, Rows) and value.method in catalog.ORM_QUERYSET_METHODS:
+            return Rows(value.of)
+        if isinstance(value, Rows) and value.method in catalog.ORM_INSTANCE_METHODS:
+            return Instance(value.of)
+        return None
+
+    def _expression_value(
+        self, expression: cst.BaseExpression, module: "LoadedModule", hops: int
+    ) -> Optional[_Value]:
+        """What an expression written in ``module`` (at module level, or an
+        attribute's or a return's value) is, when it is a project value."""
+        if hops > MAX_HOPS or self._nested >= MAX_NESTING:
+            return None
+        resolved = module.index.resolver().resolve(expression)
+        if resolved is None:
+            return None
+        parts = resolved.split(".")
+        self._nested += 1
+        try:
+            if _defines(module, _base(parts[0])):
+                return self._walk_parts(module, parts, hops)
+            return self._walk_absolute(parts, hops)
+        finally:
+            self._nested -= 1
+
+    # -- classes ----------------------------------------------------------
+
+    def _method(
+        self, owner: ProjectClass, name: str, after: Optional[cst.ClassDef] = None, *, below: bool = False
+    ) -> Optional[Definition]:
+        """The method ``name`` an instance of ``owner`` runs, along the
+        method resolution order (for ``super()``, from the class after ``after``)."""
+        if not below:
+            own = _own_method(owner, name)
+            if own is not None:  # found before the bases are parsed
+                return own
+        order = self.method_order(owner)
+        if below:
+            places = [i for i, klass in enumerate(order) if klass.node is after]
+            order = order[places[0] + 1 :] if places else []
+        for klass in order:
+            found = _own_method(klass, name, owner)
+            if found is not None:
+                return found
+        return None
+
+    def method_order(self, owner: ProjectClass) -> List[ProjectClass]:
+        """The class and its project bases, in method resolution order (C3;
+        depth first should the bases not linearise)."""
+        return _linearised(owner, self._bases, [])
+
+    def _bases(self, owner: ProjectClass) -> List[ProjectClass]:
+        found = []
+        for base in owner.node.bases:
+            value = self._expression_value(base.value, owner.module, 0)
+            if isinstance(value, ProjectClass):
+                found.append(value)
+        return found
+
+    def _instance_attribute(self, owner: ProjectClass, name: str, hops: int) -> Optional[_Value]:
+        """The project instance ``self.<name>`` holds: one class made by
+        every ``self.<name> = X(...)`` of the class and its project bases."""
+        found: Optional[Instance] = None
+        for klass in self.method_order(owner):
+            for value in instance_assignments(klass.node).get(name, ()):
+                made = self._expression_value(value, klass.module, hops + 1)
+                if not isinstance(made, Instance) or not _same_class(found, made):
+                    return None
+                found = made
+        return found
+
+    def instance_bindings(self, owner: ProjectClass) -> Dict[str, str]:
+        """``self.<name>`` -> the dotted name of what the class assigns it
+        (``requests.Session()``), resolved where each assignment is written:
+        the class's own assignments first, then its bases'; within a class,
+        ``__init__``'s, else the one name every other method agrees on."""
+        bindings: Dict[str, str] = {}
+        for klass in self.method_order(owner):
+            resolver = klass.module.index.resolver()
+            for name, values in instance_assignments(klass.node).items():
+                key = f"self.{name}"
+                resolved = {resolver.resolve(value) for value in values}
+                if key not in bindings and len(resolved) == 1:
+                    only = resolved.pop()
+                    if only is not None:
+                        bindings[key] = only
+        return bindings
+
+    # -- factories --------------------------------------------------------
+
+    def _returned_instance(self, definition: Definition, hops: int) -> Optional[Instance]:
+        """The project instance a function returns: its return annotation's
+        class, else the one class every ``return`` makes."""
+        function = definition.function
+        module = definition.module
+        if function.returns is not None:
+            named = self._expression_value(function.returns.annotation, module, hops)
+            return Instance(named) if isinstance(named, ProjectClass) else None
+        found: Optional[Instance] = None
+        for value in _returned_values(function.body.body):
+            made = self._expression_value(value, module, hops) if value is not None else None
+            if not isinstance(made, Instance) or not _same_class(found, made):
+                return None
+            found = made
+        return found
+
+    # -- modules ----------------------------------------------------------
+
+    def _module(self, name: str) -> Optional["LoadedModule"]:
+        """A project module by name (recorded as looked up, found or not)."""
+        return self.project.load(name) if self.project is not None else None
+
+
+def _same_class(found: Optional[Instance], made: Instance) -> bool:
+    """Whether ``made`` is of the class found so far (any, when none is)."""
+    return found is None or found.of.node is made.of.node
+
+
+def _own_method(
+    klass: ProjectClass, name: str, instance: Optional[ProjectClass] = None
+) -> Optional[Definition]:
+    """The method ``name`` the class's own body defines (the last one wins),
+    run for an instance of ``instance`` (the class itself by default)."""
+    found = None
+    for statement in klass.node.body.body:
+        if isinstance(statement, cst.FunctionDef) and statement.name.value == name:
+            found = statement
+    return Definition(found, klass.node, klass.module, instance or klass) if found is not None else None
+
+
+def _linearised(
+    owner: ProjectClass,
+    bases_of: Callable[[ProjectClass], List[ProjectClass]],
+    visiting: List[int],
+) -> List[ProjectClass]:
+    visiting = visiting + [id(owner.node)]
+    # A cycle of project bases (Python would refuse it) ends where it closes.
+    bases = [base for base in bases_of(owner) if id(base.node) not in visiting]
+    orders = [_linearised(base, bases_of, visiting) for base in bases] + [list(bases)]
+    merged = _merge([order for order in orders if order])
+    if merged is None:
+        merged = list(_depth_first(orders))
+    return [owner, *merged]
+
+
+def _merge(orders: List[List[ProjectClass]]) -> Optional[List[ProjectClass]]:
+    """The C3 merge of the bases' orders; None when they do not linearise."""
+    orders = [list(order) for order in orders]
+    merged: List[ProjectClass] = []
+    while any(orders):
+        for order in orders:
+            if not order:
+                continue
+            head = order[0]
+            if not any(head.node is klass.node for other in orders for klass in other[1:]):
+                break
+        else:
+            return None
+        merged.append(head)
+        orders = [[klass for klass in order if klass.node is not head.node] for order in orders]
+    return merged
+
+
+def _depth_first(orders: List[List[ProjectClass]]) -> Iterator[ProjectClass]:
+    seen: List[int] = []
+    for order in orders:
+        for klass in order:
+            if id(klass.node) not in seen:
+                seen.append(id(klass.node))
+                yield klass
+
+
+def instance_assignments(owner: cst.ClassDef) -> Dict[str, List[cst.BaseExpression]]:
+    """``self.<name> = <call>`` in the class's own methods (top-level
+    statements of each body), ``__init__``'s alone when it assigns the name."""
+    from_init: Dict[str, List[cst.BaseExpression]] = {}
+    elsewhere: Dict[str, List[cst.BaseExpression]] = {}
+    for method in owner.body.body:
+        if not isinstance(method, cst.FunctionDef):
+            continue
+        found = from_init if method.name.value == "__init__" else elsewhere
+        for name, value in _self_assignments(method):
+            found.setdefault(name, []).append(value)
+    return {**elsewhere, **from_init}
+
+
+def _self_assignments(method: cst.FunctionDef) -> Iterator[Tuple[str, cst.BaseExpression]]:
+    for statement in method.body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if not isinstance(small, cst.Assign) or not isinstance(small.value, cst.Call):
+                continue
+            for target in small.targets:
+                attribute = target.target
+                if (
+                    isinstance(attribute, cst.Attribute)
+                    and isinstance(attribute.value, cst.Name)
+                    and attribute.value.value == "self"
+                ):
+                    yield attribute.attr.value, small.value
+
+
+Statements = Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]]
+
+
+def _blocks(statement: cst.BaseStatement) -> Iterator[Statements]:
+    """The blocks of a compound statement that run in the same function."""
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        return
+    if isinstance(statement, cst.Match):
+        for case in statement.cases:
+            yield case.body.body
+        return
+    body = getattr(statement, "body", None)
+    if isinstance(body, cst.BaseSuite):
+        yield body.body
+    for handler in getattr(statement, "handlers", ()):
+        yield handler.body.body
+    orelse = getattr(statement, "orelse", None)
+    while isinstance(orelse, cst.If):
+        yield orelse.body.body
+        orelse = orelse.orelse
+    if isinstance(orelse, cst.Else):
+        yield orelse.body.body
+    finalbody = getattr(statement, "finalbody", None)
+    if isinstance(finalbody, cst.Finally):
+        yield finalbody.body.body
+
+
+def _definitions_in(statements: Statements) -> Iterator[cst.FunctionDef]:
+    """Functions defined in a body (in its nested blocks too, not in its
+    nested functions), in order: a later one of a name wins."""
+    for statement in statements:
+        if isinstance(statement, cst.FunctionDef):
+            yield statement
+        elif isinstance(statement, cst.BaseCompoundStatement):
+            for block in _blocks(statement):
+                yield from _definitions_in(block)
+
+
+def _returned_values(statements: Statements) -> Iterator[Optional[cst.BaseExpression]]:
+    """What each ``return`` of a body returns (None for a bare one)."""
+    for statement in statements:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Return):
+                    yield small.value
+        elif isinstance(statement, cst.BaseCompoundStatement):
+            for block in _blocks(statement):
+                yield from _returned_values(block)
+
+
+def _decorated(function: cst.FunctionDef, names: Sequence[str]) -> bool:
+    return any((dotted_name(d.decorator) or "").rpartition(".")[2] in names for d in function.decorators)
+
+
+def _is_classmethod(function: cst.FunctionDef) -> bool:
+    return _decorated(function, ("classmethod",))
+
+
+def _is_property(function: cst.FunctionDef) -> bool:
+    return _decorated(function, PROPERTIES)
+
+
+def is_staticmethod(function: cst.FunctionDef) -> bool:
+    return _decorated(function, ("staticmethod",))
+
+
+def _is_super(node: cst.BaseExpression) -> bool:
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "super"
+        and not node.args
+    )
+
+
+def _base(part: str) -> str:
+    """``Client`` of ``Client()``, ``items`` of ``items[]``."""
+    end = len(part)
+    while part.endswith(("()", "[]"), 0, end):
+        end -= 2
+    return part[:end]
+
+
+def _suffixes(part: str) -> List[str]:
+    base = len(_base(part))
+    return [part[i : i + 2] for i in range(base, len(part), 2)]
+
+
+def _may_define_a_call(rest: Sequence[str]) -> bool:
+    """Whether what follows a module's name can name a project function:
+    ``f``, ``X.m`` (X a class, an instance or a factory call), or a method
+    of a fetched model instance (an attribute of an instance made elsewhere,
+    ``X().attr.m``, is most often a model's relation: not looked into).
+    ``models.Order.objects.filter`` cannot, and does not make the models
+    module parsed."""
+    return len(rest) <= 2 or _fetched(rest)
+
+
+def _fetched(rest: Sequence[str]) -> bool:
+    """``Order.objects.get().m``, ``Order.objects.filter().first().m``: a
+    method of an instance the ORM fetches."""
+    return (
+        len(rest) >= 4
+        and rest[1] in catalog.ORM_MANAGERS
+        and all(part[:-2] in catalog.ORM_QUERYSET_METHODS for part in rest[2:-2])
+        and rest[-2][:-2] in catalog.ORM_INSTANCE_METHODS
+        and rest[-2].endswith("()")
+        and _base(rest[-1]) == rest[-1]
+    )
+
+
+def _defines(module: "LoadedModule", name: str) -> bool:
+    """Whether ``name`` is a module-level definition of ``module`` itself."""
+    index = module.index
+    if name in index.imports:
+        return False
+    return name in index.constants or name in index.functions or name in index.classes
+
+
+def _spelled_head(func: cst.BaseExpression) -> Optional[str]:
+    """The name a call's callee starts with (``client`` of ``client.api.send``)."""
+    node: cst.BaseExpression = func
+    while not isinstance(node, cst.Name):
+        if isinstance(node, cst.Attribute):
+            node = node.value
+        elif isinstance(node, cst.Call):
+            node = node.func
+        elif isinstance(node, cst.Subscript):
+            node = node.value
+        else:
+            return None
+    return node.value
+
+
+def _bound_in_function(scope: "FunctionScope", name: str) -> bool:
+    """Whether a function scope (or one enclosing it) binds ``name`` to
+    what it resolves to (module-level bindings are not the function's)."""
+    resolver: Optional[Resolver] = scope.resolver
+    while resolver is not None and resolver.parent is not None:
+        if name in resolver.bindings:
+            return True
+        resolver = resolver.parent
+    return False
+
+
+def _bound_locally(scope: "FunctionScope", name: str) -> bool:
+    """Whether ``name`` is a local of the scope, bound or not."""
+    return _bound_in_function(scope, name) or _shadowed(scope, name)
+
+
+def _shadowed(scope: Optional["FunctionScope"], name: str) -> bool:
+    """Whether a parameter or an assignment of a function scope (or of one
+    enclosing it) hides the module-level ``name``."""
+    while scope is not None:
+        if name in scope.parameters or name in scope.assigned:
+            return True
+        scope = scope.enclosing
+    return False
+
+
+def _is_self(scope: Optional["FunctionScope"], name: str) -> bool:
+    """Whether ``name`` is the instance (or class) a method runs for: the
+    method's first parameter, seen from the method or a closure in it."""
+    while scope is not None:
+        if scope.owner is not None and scope.enclosing is None:
+            return scope.parameters[:1] == (name,) and not is_staticmethod(scope.function)
+        if name in scope.parameters or name in scope.assigned:
+            return False
+        scope = scope.enclosing
+    return False
+
+
+def parameters(definition: Definition) -> Tuple[str, ...]:
+    """The parameters a call fills in (a method's ``self`` or ``cls`` is not one)."""
+    params = definition.function.params
+    names = tuple(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
+    implicit = definition.owner is not None and not is_staticmethod(definition.function)
+    return names[1:] if implicit and names else names
+
+
+def defaults_left(
+    function: cst.FunctionDef, call: cst.Call, bound: Sequence[str]
+) -> Dict[str, bool]:
+    """The truth of each parameter ``call`` leaves at a literal default
+    (``blocking=False``, ``dry_run=None``): nothing is known behind a
+    ``*args`` or ``**kwargs`` splat, which may fill in any of them."""
+    if any(arg.star for arg in call.args):
+        return {}
+    params = function.params
+    known: Dict[str, bool] = {}
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        truth = _literal_truth(param.default) if param.default is not None else None
+        if truth is not None and param.name.value not in bound:
+            known[param.name.value] = truth
+    return known
+
+
+def known_truth(
+    test: cst.BaseExpression, known: Dict[str, bool], assigned: AbstractSet[str]
+) -> Optional[bool]:
+    """Whether an ``if`` test on such a parameter (``blocking``, ``not
+    blocking``) holds, when nothing reassigned it; None when not known."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = known_truth(test.expression, known, assigned)
+        return None if inner is None else not inner
+    if isinstance(test, cst.Name) and test.value in known and test.value not in assigned:
+        return known[test.value]
+    return None
+
+
+def _literal_truth(node: cst.BaseExpression) -> Optional[bool]:
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return node.value == "True"
+    if isinstance(node, cst.Integer):
+        number = literal_number(node)
+        return None if number is None else number != 0
+    if isinstance(node, cst.SimpleString):
+        text = literal_text(node)
+        return None if text is None else text != ""
+    return None
+
+
+def bind_arguments(
+    parameters: Sequence[str], call: cst.Call
+) -> Iterator[Tuple[str, cst.BaseExpression]]:
+    """Each parameter a call's arguments fill in, with the argument."""
+    positional = [a for a in call.args if a.keyword is None and a.star == ""]
+    for name, arg in zip(parameters, positional):
+        yield name, arg.value
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in parameters:
+            yield arg.keyword.value, arg.value
+
+
+def fetched_instance(resolver: Resolver, value: cst.BaseExpression) -> Optional[str]:
+    """What a shortcut that fetches a model instance gives, spelled as the
+    ORM call it stands for: ``get_object_or_404(Order, pk=1)`` is
+    ``Order.objects.get()``, so that ``order.m()`` runs ``Order.m``."""
+    if not isinstance(value, cst.Call):
+        return None
+    if not catalog.matches_any(catalog.ORM_SHORTCUT_GETTERS, resolver.resolve(value.func)):
+        return None
+    model = argument(value, 0, "klass")
+    resolved = resolver.resolve(model) if model is not None else None
+    if resolved is None:
+        return None
+    if resolved.endswith("()") or resolved.rpartition(".")[2] in catalog.ORM_MANAGERS:
+        return f"{resolved}.get()"  # a queryset or a manager
+    return f"{resolved}.objects.get()"
+
+
+def note_assigned(assigned: Set[str], target: cst.BaseExpression) -> None:
+    """Add the names an assignment target binds (``a``, ``a, b``): locals
+    from then on, which hide the module-level names they spell."""
+    if isinstance(target, cst.Name):
+        assigned.add(target.value)
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            note_assigned(assigned, element.value)
+    elif isinstance(target, cst.StarredElement):
+        note_assigned(assigned, target.value)
+
+
+def closure_context(enclosing: Optional["FunctionScope"]) -> Tuple[object, ...]:
+    """What a closure's free names resolve to where it is called: its walk
+    is reused only where they resolve alike."""
+    context: List[object] = []
+    while enclosing is not None:
+        context += [id(enclosing.function), tuple(sorted(enclosing.resolver.bindings.items()))]
+        enclosing = enclosing.enclosing
+    return tuple(context)

@@ -1,0 +1,1 @@
+from .clients import client as default_client

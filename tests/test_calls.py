@@ -1,0 +1,451 @@
+"""Call resolution (idemlint.calls): which project definition a call runs.
+
+Each resolution form that crosses modules is a fixture project under
+tests/projects/calls_*/ run through the CLI, ``# expect: IDMnnn`` on every
+finding and safe twins beside them; the unit tests below check the
+resolution itself on one module: the method resolution order, ``super()``,
+properties and class methods, closures, shadowing and what a helper's
+summary is keyed on.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import re
+import shutil
+import textwrap
+from typing import List, Set, Tuple
+
+import libcst as cst
+import pytest
+
+from conftest import RunCli
+
+from idemlint import lint_paths, lint_source
+from idemlint.analysis import TraceBuilder
+from idemlint.calls import Calls, Definition, ProjectClass, fetched_instance, parameters
+from idemlint.names import Resolver
+from idemlint.project import LoadedModule, Project, load_source
+from idemlint.tasks import find_tasks, task_decorators
+
+PROJECTS = pathlib.Path(__file__).parent / "projects"
+FORMS = [
+    "calls_inherited", "calls_module_instance", "calls_instance_attributes", "calls_factories",
+    "calls_closures", "calls_orm",
+]
+EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>IDM\d{3}(?:\s*,\s*IDM\d{3})*)")
+FINDING = re.compile(r"^(?P<path>.+?):(?P<line>\d+):\d+: (?P<code>IDM\d{3}) ")
+
+
+def expectations(root: pathlib.Path) -> List[Tuple[str, int, str]]:
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
+            match = EXPECT.search(line)
+            if match:
+                found += [(str(path), number, code) for code in re.split(r"\s*,\s*", match["codes"])]
+    return sorted(found)
+
+
+def reported(output: str) -> List[Tuple[str, int, str]]:
+    return sorted(
+        (match["path"], int(match["line"]), match["code"])
+        for match in map(FINDING.match, output.splitlines())
+        if match
+    )
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_each_form_reaches_its_effect_through_the_cli(form: str, run_cli: RunCli) -> None:
+    root = PROJECTS / form
+    status, out, err = run_cli("check", "--no-cache", str(root))
+    assert (status, err) == (1, "")
+    assert reported(out) == expectations(root)
+
+
+def test_an_inherited_method_runs_the_subclass_override() -> None:
+    result = lint_paths([str(PROJECTS / "calls_inherited")])
+    (deliver,) = [f for f in result.findings if f.path.endswith("clients.py")]
+    assert deliver.task == "publish_event"
+    # The hop from the inherited method to the override is a related place.
+    assert "`BaseClient.publish` calls `self.deliver()`" in [related.note for related in deliver.related]
+
+
+@pytest.mark.parametrize("task", ["push_order", "push_through_module", "push_through_package"])
+def test_a_module_instance_is_reached_from_each_import_form(task: str, tmp_path: pathlib.Path) -> None:
+    root = tmp_path / "project"
+    shutil.copytree(PROJECTS / "calls_module_instance", root)
+    tasks = root / "shop" / "tasks.py"
+    head, *bodies = tasks.read_text("utf-8").split("\n\n\n@shared_task\n")
+    kept = [body for body in bodies if body.startswith(f"def {task}(")]
+    tasks.write_text("\n\n\n@shared_task\n".join([head, *kept]), "utf-8")
+    (finding,) = lint_paths([str(root)]).findings
+    assert (pathlib.Path(finding.path).name, finding.task) == ("api.py", task)
+
+
+# -- one module, through the trace builder ------------------------------------
+
+
+def loaded(source: str, path: str = "tasks.py") -> LoadedModule:
+    module = load_source(textwrap.dedent(source), path)
+    assert isinstance(module, LoadedModule)
+    return module
+
+
+def walked(source: str) -> List[Set[str]]:
+    """For each task of the module, the functions its trace walks."""
+    module = loaded(source)
+    tasks = find_tasks(module.index, task_decorators(module.index, ()))
+    return [
+        {event.scope.qualified_name for event in TraceBuilder(module, task).build().events}
+        for task in tasks
+    ]
+
+
+def codes(source: str) -> List[Tuple[int, str, str]]:
+    return sorted((f.line, f.code, f.task) for f in lint_source(textwrap.dedent(source), "tasks.py").findings)
+
+
+def test_method_order_is_c3_over_project_classes() -> None:
+    module = loaded(
+        """
+        from django.db import models
+
+        class A(models.Model): pass
+        class B(A): pass
+        class C(A): pass
+        class D(B, C): pass
+        """
+    )
+    owner = ProjectClass(module, "D")
+    assert [k.node.name.value for k in Calls(None).method_order(owner)] == ["D", "B", "C", "A"]
+
+
+def test_bases_that_cannot_be_linearised_fall_back_to_depth_first() -> None:
+    module = loaded(
+        """
+        class X: pass
+        class Y: pass
+        class A(X, Y): pass
+        class B(Y, X): pass
+        class Z(A, B): pass
+        """
+    )
+    owner = ProjectClass(module, "Z")
+    assert [k.node.name.value for k in Calls(None).method_order(owner)] == ["Z", "A", "X", "Y", "B"]
+
+
+def test_a_class_that_is_its_own_base_ends() -> None:
+    module = loaded("class Loop(Loop):\n    pass\n")
+    owner = ProjectClass(module, "Loop")
+    assert [k.node.name.value for k in Calls(None).method_order(owner)] == ["Loop"]
+
+
+def test_super_runs_the_next_class_in_the_order() -> None:
+    source = """
+        import requests
+        from celery import shared_task
+
+        class Base:
+            def send(self):
+                requests.post("https://a.example", json={})
+
+        class Logged(Base):
+            def send(self):
+                super().send()
+
+        @shared_task
+        def push():
+            Logged().send()
+        """
+    assert walked(source) == [{"push", "Logged.send", "Base.send"}]
+    assert [code for _, code, _ in codes(source)] == ["IDM002"]
+
+
+def test_a_property_returns_the_instance_a_call_runs_on() -> None:
+    source = """
+        import functools
+        import requests
+        from celery import shared_task
+
+        class Api:
+            def send(self):
+                requests.post("https://a.example", json={})
+
+        class Service:
+            @functools.cached_property
+            def api(self):
+                return Api()
+
+            def run(self):
+                self.api.send()
+
+        @shared_task
+        def push():
+            Service().run()
+        """
+    assert walked(source) == [{"push", "Service.run", "Api.send"}]
+
+
+def test_a_classmethod_runs_through_its_class_and_a_plain_method_does_not() -> None:
+    source = """
+        from celery import shared_task
+
+        class Order:
+            @classmethod
+            def create(cls, number):
+                return cls.check(number)
+
+            @classmethod
+            def check(cls, number):
+                return number
+
+            def save(self):
+                return self
+
+        @shared_task
+        def make(number):
+            Order.create(number)
+            Order.save()
+        """
+    assert walked(source) == [{"make", "Order.create", "Order.check"}]
+
+
+def test_a_static_method_keeps_its_first_parameter() -> None:
+    module = loaded(
+        """
+        class Util:
+            @staticmethod
+            def fold(a, b):
+                return a
+
+            def bound(self, a):
+                return a
+        """
+    )
+    owner = module.index.classes["Util"]
+    methods = module.index.methods(owner)
+    assert parameters(Definition(methods["fold"], owner, module)) == ("a", "b")
+    assert parameters(Definition(methods["bound"], owner, module)) == ("a",)
+
+
+def test_a_local_or_a_parameter_hides_a_module_level_name() -> None:
+    source = """
+        import requests
+        from celery import shared_task
+
+        class Api:
+            def send(self):
+                requests.post("https://a.example", json={})
+
+        client = Api()
+
+        def helper():
+            return 1
+
+        @shared_task
+        def hidden(client, rows):
+            client.send()
+            helper = rows or None
+            helper()
+
+        @shared_task
+        def seen():
+            client.send()
+            helper()
+        """
+    assert walked(source) == [{"hidden"}, {"seen", "Api.send", "helper"}]
+
+
+def test_a_closure_sees_the_names_of_the_function_it_is_defined_in() -> None:
+    source = """
+        import requests
+        from celery import shared_task
+
+        class Loud:
+            def send(self):
+                requests.post("https://a.example", json={})
+
+        class Quiet:
+            def send(self):
+                return None
+
+        def run_with(client):
+            def go():
+                client.send()
+            go()
+
+        @shared_task
+        def quiet():
+            run_with(Quiet())
+
+        @shared_task
+        def loud():
+            run_with(Loud())
+        """
+    # The closure walked for the quiet task is not replayed for the loud one.
+    assert [(code, task) for _, code, task in codes(source)] == [("IDM002", "loud")]
+
+
+def test_a_closure_calls_a_sibling_and_shadows_a_module_function() -> None:
+    source = """
+        from celery import shared_task
+
+        def step():
+            return 0
+
+        @shared_task
+        def outer():
+            def step():
+                return later()
+
+            def later():
+                return 1
+
+            step()
+        """
+    assert walked(source) == [{"outer", "outer.step", "outer.later"}]
+
+
+def test_an_inherited_method_is_walked_for_each_class_it_runs_for() -> None:
+    source = """
+        from celery import shared_task
+        from django.core.mail import send_mail
+
+        class Base:
+            def publish(self):
+                self.deliver()
+
+            def deliver(self):
+                return None
+
+        class Quiet(Base):
+            pass
+
+        class Loud(Base):
+            def deliver(self):
+                send_mail("s", "b", None, ["a@example.com"])
+
+        @shared_task
+        def quiet():
+            Quiet().publish()
+
+        @shared_task
+        def loud():
+            Loud().publish()
+        """
+    assert [(code, task) for _, code, task in codes(source)] == [("IDM013", "loud")]
+
+
+def test_a_factory_that_may_return_something_else_is_not_followed() -> None:
+    source = """
+        import requests
+        from celery import shared_task
+
+        class Api:
+            def send(self):
+                requests.post("https://a.example", json={})
+
+        def made(flag):
+            if flag:
+                return Api()
+            return make_other()
+
+        @shared_task
+        def push(flag):
+            made(flag).send()
+        """
+    assert walked(source) == [{"push", "made"}]
+
+
+def test_names_that_import_each_other_end() -> None:
+    module = loaded(
+        """
+        from celery import shared_task
+
+        a = b
+        b = a
+
+        @shared_task
+        def loop():
+            a.send()
+        """
+    )
+    (task,) = find_tasks(module.index, task_decorators(module.index, ()))
+    trace = TraceBuilder(module, task).build()
+    assert {event.scope.qualified_name for event in trace.events} == {"loop"}
+
+
+def test_a_queryset_call_does_not_parse_the_models_module(tmp_path: pathlib.Path) -> None:
+    package = tmp_path / "shop"
+    package.mkdir()
+    (package / "__init__.py").write_text("", "utf-8")
+    (package / "models.py").write_text("class Order:\n    def close(self):\n        pass\n", "utf-8")
+    (package / "tasks.py").write_text(
+        textwrap.dedent(
+            """\
+            from celery import shared_task
+            from shop.models import Order
+
+            @shared_task
+            def close(order_id):
+                Order.objects.filter(pk=order_id).update(closed=True)
+            """
+        ),
+        "utf-8",
+    )
+    project = Project([str(path) for path in sorted(tmp_path.rglob("*.py"))])
+    module = project.load("shop.tasks")
+    assert module is not None
+    (task,) = find_tasks(module.index, task_decorators(module.index, ()))
+    TraceBuilder(module, task, project).build()
+    assert [name for name, _, digest in project.lookups if digest is not None] == ["shop.tasks"]
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("get_object_or_404(Order, pk=1)", "shop.models.Order.objects.get()"),
+        ("get_object_or_404(klass=Order, pk=1)", "shop.models.Order.objects.get()"),
+        ("get_object_or_404(Order.objects, pk=1)", "shop.models.Order.objects.get()"),
+        ("get_object_or_404(Order.objects.filter(a=1), pk=1)", "shop.models.Order.objects.filter().get()"),
+        ("get_object_or_404(pk=1)", None),
+        ("Order.objects.get(pk=1)", None),
+    ],
+)
+def test_a_shortcut_fetch_is_spelled_as_the_orm_call_it_stands_for(value: str, expected: str) -> None:
+    resolver = Resolver(
+        {"get_object_or_404": "django.shortcuts.get_object_or_404", "Order": "shop.models.Order"}
+    )
+    assert fetched_instance(resolver, cst.parse_expression(value)) == expected
+
+
+def test_a_branch_a_parameter_left_at_its_default_rules_out_does_not_run() -> None:
+    source = """
+        from celery import shared_task
+        from django.core.mail import send_mail
+
+        def report(text, blocking=False, silent=True):
+            def send():
+                send_mail("Report", text, None, ["ops@example.com"])
+
+            if blocking:
+                return send()
+            if not silent:
+                send_mail("Loud", text, None, ["ops@example.com"])
+
+        @shared_task
+        def in_background(text):
+            report(text)
+
+        @shared_task
+        def right_now(text):
+            report(text, blocking=True)
+
+        @shared_task
+        def as_told(text, options):
+            report(text, **options)
+        """
+    found = sorted((f.line, f.code, f.tasks) for f in lint_source(textwrap.dedent(source), "tasks.py").findings)
+    # in_background leaves blocking at False: it reaches neither send.
+    assert found == [(7, "IDM013", ("tasks.as_told", "tasks.right_now")), (12, "IDM013", ("tasks.as_told",))]
