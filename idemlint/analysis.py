@@ -63,8 +63,10 @@ class FunctionScope:
     """A function as executed inside one task: its module and name resolution.
 
     ``chain`` is how the task reaches it: ``("charge_order", "billing.capture")``.
-    ``owner`` is the class of the instance a method runs for (``instance``
-    with its module), ``enclosing`` the scope a closure was defined in,
+    ``owner`` is the class whose body defines the method (as parsed: a
+    class may be parsed with only the method asked for, see
+    :meth:`idemlint.segments.Later.parse_member`), ``instance`` the class of
+    the instance it runs for, with its module, ``enclosing`` the scope a closure was defined in,
     ``assigned`` the names the walk has seen assigned so far, and ``known``
     the truth of the parameters the call left at a literal default.
     """
@@ -250,10 +252,11 @@ class TraceBuilder:
         task: Task,
         project: Optional["Project"] = None,
         summaries: Optional["Summaries"] = None,
+        calls: Optional[Calls] = None,
     ) -> None:
         self.module = module
         self.project = project
-        self.calls = Calls(project)
+        self.calls = calls if calls is not None else Calls(project)
         self.summaries = summaries if summaries is not None else Summaries()
         self.task = task
         # Set when a walk skipped a call for a reason its caller's context
@@ -288,7 +291,7 @@ class TraceBuilder:
                 if annotation is not None:
                     resolver.bindings[param.name.value] = f"{annotation}()"
         instance = definition.instance
-        owner = instance.node if instance is not None else definition.owner
+        owner = definition.owner
         name = function.name.value
         if enclosing is not None:
             name = f"{enclosing.qualified_name}.{name}"
@@ -520,7 +523,7 @@ class TraceBuilder:
         found = self.calls.resolve(call, scope)
         if found is None:
             return None
-        if found.module is not scope.module and len(self._stack) > MAX_PROJECT_DEPTH:
+        if (found.module is not scope.module or found.owner is not None) and len(self._stack) > MAX_PROJECT_DEPTH:
             return None
         if found.function in self._stack:
             self._cut = True
@@ -548,7 +551,7 @@ class TraceBuilder:
             tuple((name, caller.resolver.resolve(value)) for name, value in arguments),
             MAX_HELPER_DEPTH - len(self._stack),
             any(arg.star for arg in call.args),
-            id(helper.instance.node) if helper.instance is not None else None,
+            helper.instance.key if helper.instance is not None else None,
             closure_context(helper.enclosing),
         )
         summary = self.summaries.get(key)

@@ -31,6 +31,8 @@ from a module, a class, an instance or a function to the next.
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 from dataclasses import dataclass
 from typing import (
     TYPE_CHECKING, AbstractSet, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union,
@@ -40,6 +42,7 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.names import Resolver, argument, dotted_name, literal_number, literal_text
+from idemlint.segments import Outline
 
 if TYPE_CHECKING:
     from idemlint.analysis import FunctionScope
@@ -72,6 +75,21 @@ class ProjectClass:
         if self._node is None:
             self._node = self.module.index.classes[self.name]
         return self._node
+
+    @property
+    def key(self) -> Tuple[int, str]:
+        """Which class this is, known without parsing it."""
+        return (id(self.module), self.name)
+
+    @property
+    def outline(self) -> Optional[Outline]:
+        """The class's outline while libcst has not parsed it: what a
+        question about its methods or bases reads first, so that a class is
+        parsed only when it answers, and then only the method asked for."""
+        if self._node is not None:
+            return None
+        found = self.module.index.classes.outline(self.name)
+        return found if found is not None and isinstance(found.statement, ast.ClassDef) else None
 
 
 @dataclass(frozen=True)
@@ -118,6 +136,12 @@ class Calls:
     def __init__(self, project: Optional["Project"]) -> None:
         self.project = project
         self._closures: Dict[int, Dict[str, cst.FunctionDef]] = {}
+        # What one run learns about a class, by ProjectClass.key.
+        self._method_names: Dict[Tuple[int, str], AbstractSet[str]] = {}
+        self._methods: Dict[Tuple[int, str], Dict[str, cst.FunctionDef]] = {}
+        self._members: Dict[Tuple[int, str, str], Optional[Definition]] = {}
+        self._orders: Dict[Tuple[int, str], List[ProjectClass]] = {}
+        self._assignments: Dict[Tuple[int, str], Dict[str, List[cst.BaseExpression]]] = {}
         # How many expressions are being evaluated, one inside another (a
         # class's bases, an attribute's value, a factory's return): past
         # MAX_NESTING, code whose names refer to each other in a loop ends.
@@ -170,16 +194,14 @@ class Calls:
             return self._method(scope.instance, parts[0], self._defining_class(scope), below=True)
         return None
 
-    def _defining_class(self, scope: "FunctionScope") -> Optional[cst.ClassDef]:
-        """The class whose body defines the method a scope runs (for ``super()``)."""
+    def _defining_class(self, scope: "FunctionScope") -> Optional[Tuple[int, str]]:
+        """The key of the class whose body defines the method a scope runs
+        (for ``super()``)."""
         while scope.enclosing is not None:
             scope = scope.enclosing
-        if scope.instance is None:
+        if scope.owner is None:
             return None
-        for klass in self.method_order(scope.instance):
-            if any(statement is scope.function for statement in klass.node.body.body):
-                return klass.node
-        return None
+        return (id(scope.module), scope.owner.name.value)
 
     def _resolved_walk(self, func: cst.BaseExpression, scope: "FunctionScope") -> Optional[_Value]:
         """A call walked from the dotted name the scope's resolver gives it:
@@ -296,43 +318,105 @@ class Calls:
     # -- classes ----------------------------------------------------------
 
     def _method(
-        self, owner: ProjectClass, name: str, after: Optional[cst.ClassDef] = None, *, below: bool = False
+        self, owner: ProjectClass, name: str, after: Optional[Tuple[int, str]] = None, *, below: bool = False
     ) -> Optional[Definition]:
         """The method ``name`` an instance of ``owner`` runs, along the
         method resolution order (for ``super()``, from the class after ``after``)."""
         if not below:
-            own = _own_method(owner, name)
-            if own is not None:  # found before the bases are parsed
+            own = self._own_method(owner, name)
+            if own is not None:  # found before the bases are read
                 return own
         order = self.method_order(owner)
         if below:
-            places = [i for i, klass in enumerate(order) if klass.node is after]
+            places = [i for i, klass in enumerate(order) if klass.key == after]
             order = order[places[0] + 1 :] if places else []
         for klass in order:
-            found = _own_method(klass, name, owner)
+            found = self._own_method(klass, name, owner)
             if found is not None:
                 return found
         return None
 
+    def _own_method(
+        self, klass: ProjectClass, name: str, instance: Optional[ProjectClass] = None
+    ) -> Optional[Definition]:
+        """The method ``name`` the class's own body defines (the last one
+        wins), run for an instance of ``instance`` (the class itself by
+        default); the class is parsed only when it defines one."""
+        if name not in self._names_of_methods(klass):
+            return None
+        outline = klass.outline
+        if outline is not None:
+            member = self._member(klass, outline, name)
+            if member is not None:
+                return dataclasses.replace(member, instance=instance or klass)
+        if klass.key not in self._methods:
+            self._methods[klass.key] = {
+                statement.name.value: statement
+                for statement in klass.node.body.body
+                if isinstance(statement, cst.FunctionDef)
+            }
+        found = self._methods[klass.key].get(name)
+        return Definition(found, klass.node, klass.module, instance or klass) if found is not None else None
+
+    def _member(self, klass: ProjectClass, outline: Outline, name: str) -> Optional[Definition]:
+        """The method ``name`` of an unparsed class, parsed alone in a
+        class of its own header (:meth:`Later.parse_member`)."""
+        memo = (*klass.key, name)
+        if memo not in self._members:
+            statement = outline.statement
+            assert isinstance(statement, ast.ClassDef)
+            members = [s for s in statement.body if isinstance(s, _FUNCTIONS) and s.name == name]
+            shell = outline.parse_member(members[-1]) if members else None
+            found = shell.body.body[0] if shell is not None else None
+            self._members[memo] = (
+                Definition(found, shell, klass.module, klass)
+                if shell is not None and isinstance(found, cst.FunctionDef)
+                else None
+            )
+        return self._members[memo]
+
+    def _names_of_methods(self, klass: ProjectClass) -> AbstractSet[str]:
+        if klass.key not in self._method_names:
+            outline = klass.outline
+            self._method_names[klass.key] = frozenset(
+                [s.name for s in _class_statement(outline).body if isinstance(s, _FUNCTIONS)]
+                if outline is not None
+                else [s.name.value for s in klass.node.body.body if isinstance(s, cst.FunctionDef)]
+            )
+        return self._method_names[klass.key]
+
     def method_order(self, owner: ProjectClass) -> List[ProjectClass]:
         """The class and its project bases, in method resolution order (C3;
         depth first should the bases not linearise)."""
-        return _linearised(owner, self._bases, [])
+        if owner.key not in self._orders:
+            self._orders[owner.key] = _linearised(owner, self._bases, [])
+        return self._orders[owner.key]
 
     def _bases(self, owner: ProjectClass) -> List[ProjectClass]:
         found = []
-        for base in owner.node.bases:
-            value = self._expression_value(base.value, owner.module, 0)
+        for base in _base_expressions(owner):
+            value = self._expression_value(base, owner.module, 0)
             if isinstance(value, ProjectClass):
                 found.append(value)
         return found
+
+    def _assigned(self, klass: ProjectClass) -> Dict[str, List[cst.BaseExpression]]:
+        """:func:`instance_assignments` of the class's methods; of an
+        unparsed class, read from CPython's statements (:func:`_outlined_assignments`)."""
+        if klass.key not in self._assignments:
+            outline = klass.outline
+            found = _outlined_assignments(outline) if outline is not None else None
+            if found is None:
+                found = instance_assignments([m for m in klass.node.body.body if isinstance(m, cst.FunctionDef)])
+            self._assignments[klass.key] = found
+        return self._assignments[klass.key]
 
     def _instance_attribute(self, owner: ProjectClass, name: str, hops: int) -> Optional[_Value]:
         """The project instance ``self.<name>`` holds: one class made by
         every ``self.<name> = X(...)`` of the class and its project bases."""
         found: Optional[Instance] = None
         for klass in self.method_order(owner):
-            for value in instance_assignments(klass.node).get(name, ()):
+            for value in self._assigned(klass).get(name, ()):
                 made = self._expression_value(value, klass.module, hops + 1)
                 if not isinstance(made, Instance) or not _same_class(found, made):
                     return None
@@ -347,7 +431,7 @@ class Calls:
         bindings: Dict[str, str] = {}
         for klass in self.method_order(owner):
             resolver = klass.module.index.resolver()
-            for name, values in instance_assignments(klass.node).items():
+            for name, values in self._assigned(klass).items():
                 key = f"self.{name}"
                 resolved = {resolver.resolve(value) for value in values}
                 if key not in bindings and len(resolved) == 1:
@@ -383,29 +467,70 @@ class Calls:
 
 def _same_class(found: Optional[Instance], made: Instance) -> bool:
     """Whether ``made`` is of the class found so far (any, when none is)."""
-    return found is None or found.of.node is made.of.node
+    return found is None or found.of.key == made.of.key
 
 
-def _own_method(
-    klass: ProjectClass, name: str, instance: Optional[ProjectClass] = None
-) -> Optional[Definition]:
-    """The method ``name`` the class's own body defines (the last one wins),
-    run for an instance of ``instance`` (the class itself by default)."""
-    found = None
-    for statement in klass.node.body.body:
-        if isinstance(statement, cst.FunctionDef) and statement.name.value == name:
-            found = statement
-    return Definition(found, klass.node, klass.module, instance or klass) if found is not None else None
+def _base_expressions(klass: ProjectClass) -> List[cst.BaseExpression]:
+    """The class's bases as libcst expressions: from CPython's statement
+    while the class is unparsed (a base is a name or a call, cheap to
+    parse alone), else from its node."""
+    outline = klass.outline
+    if outline is None:
+        return [base.value for base in klass.node.bases]
+    try:
+        return [cst.parse_expression(ast.unparse(base)) for base in _class_statement(outline).bases]
+    except cst.ParserSyntaxError:
+        return [base.value for base in klass.node.bases]
+
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _class_statement(outline: Outline) -> ast.ClassDef:
+    statement = outline.statement
+    assert isinstance(statement, ast.ClassDef)  # ProjectClass.outline answers only for classes
+    return statement
+
+
+def _outlined_assignments(outline: Outline) -> Optional[Dict[str, List[cst.BaseExpression]]]:
+    """:func:`instance_assignments` read from CPython's statements of an
+    unparsed class: each value is the call's callee alone (``Client()``),
+    all that resolving it reads.  None when a callee does not parse alone."""
+    from_init: Dict[str, List[cst.BaseExpression]] = {}
+    elsewhere: Dict[str, List[cst.BaseExpression]] = {}
+    for method in _class_statement(outline).body:
+        if not isinstance(method, _FUNCTIONS):
+            continue
+        found = from_init if method.name == "__init__" else elsewhere
+        for name, call in _outlined_self_assignments(method):
+            try:
+                callee = cst.parse_expression(ast.unparse(call.func))
+            except cst.ParserSyntaxError:
+                return None
+            found.setdefault(name, []).append(cst.Call(func=callee))
+    return {**elsewhere, **from_init}
+
+
+def _outlined_self_assignments(
+    method: Union[ast.FunctionDef, ast.AsyncFunctionDef]
+) -> Iterator[Tuple[str, ast.Call]]:
+    """What :func:`_self_assignments` finds, in CPython's statements."""
+    for small in method.body:
+        if not isinstance(small, ast.Assign) or not isinstance(small.value, ast.Call):
+            continue
+        for target in small.targets:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                yield target.attr, small.value
 
 
 def _linearised(
     owner: ProjectClass,
     bases_of: Callable[[ProjectClass], List[ProjectClass]],
-    visiting: List[int],
+    visiting: List[Tuple[int, str]],
 ) -> List[ProjectClass]:
-    visiting = visiting + [id(owner.node)]
+    visiting = visiting + [owner.key]
     # A cycle of project bases (Python would refuse it) ends where it closes.
-    bases = [base for base in bases_of(owner) if id(base.node) not in visiting]
+    bases = [base for base in bases_of(owner) if base.key not in visiting]
     orders = [_linearised(base, bases_of, visiting) for base in bases] + [list(bases)]
     merged = _merge([order for order in orders if order])
     if merged is None:
@@ -422,32 +547,30 @@ def _merge(orders: List[List[ProjectClass]]) -> Optional[List[ProjectClass]]:
             if not order:
                 continue
             head = order[0]
-            if not any(head.node is klass.node for other in orders for klass in other[1:]):
+            if not any(head.key == klass.key for other in orders for klass in other[1:]):
                 break
         else:
             return None
         merged.append(head)
-        orders = [[klass for klass in order if klass.node is not head.node] for order in orders]
+        orders = [[klass for klass in order if klass.key != head.key] for order in orders]
     return merged
 
 
 def _depth_first(orders: List[List[ProjectClass]]) -> Iterator[ProjectClass]:
-    seen: List[int] = []
+    seen: List[Tuple[int, str]] = []
     for order in orders:
         for klass in order:
-            if id(klass.node) not in seen:
-                seen.append(id(klass.node))
+            if klass.key not in seen:
+                seen.append(klass.key)
                 yield klass
 
 
-def instance_assignments(owner: cst.ClassDef) -> Dict[str, List[cst.BaseExpression]]:
-    """``self.<name> = <call>`` in the class's own methods (top-level
+def instance_assignments(methods: Sequence[cst.FunctionDef]) -> Dict[str, List[cst.BaseExpression]]:
+    """``self.<name> = <call>`` in a class's own methods (top-level
     statements of each body), ``__init__``'s alone when it assigns the name."""
     from_init: Dict[str, List[cst.BaseExpression]] = {}
     elsewhere: Dict[str, List[cst.BaseExpression]] = {}
-    for method in owner.body.body:
-        if not isinstance(method, cst.FunctionDef):
-            continue
+    for method in methods:
         found = from_init if method.name.value == "__init__" else elsewhere
         for name, value in _self_assignments(method):
             found.setdefault(name, []).append(value)

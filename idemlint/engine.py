@@ -736,6 +736,7 @@ def _analyse(
     ``summaries`` lets a helper walked for one module be replayed for another.
     """
     from idemlint.analysis import TraceBuilder
+    from idemlint.calls import Calls
     from idemlint.effects import Knowledge
     from idemlint.routes import Routes
     from idemlint.rules import RULES, ModuleRule, TaskRule
@@ -754,6 +755,10 @@ def _analyse(
             seen.add((item.code, id(item.node), item.qualified))
             reported.append(item)
 
+    # What resolving calls learns about classes is shared by the tasks of
+    # the modules analysed together: the lookups it made are recorded with
+    # those modules' results already.
+    calls = Calls(project)
     for loaded in modules:
         stage = "task detection"
         try:
@@ -765,7 +770,7 @@ def _analyse(
             stage = "task detection"
             for task, home in _tasks_of(loaded, project, decorators):
                 stage = f"the trace of task `{task.name}`"
-                trace = TraceBuilder(home, task, project, summaries).build()
+                trace = TraceBuilder(home, task, project, summaries, calls).build()
                 knowledge = Knowledge(trace, loaded.index.constants, settings)
                 qualified = f"{home.name}.{task.name}" if home.name else task.name
                 routes = Routes(trace, qualified)

@@ -482,6 +482,59 @@ class Later:
         self.pieces.append(Piece(module, ast.Module(body=list(segment.statements), type_ignores=[])))
         return statement
 
+    def parse_member(self, segment: Segment, member: ast.stmt) -> Optional[cst.ClassDef]:
+        """The class of ``segment`` with ``member`` (a statement of its body)
+        as its only member: its header's lines and the member's, parsed
+        together.  A method called on a class of thousands of lines costs
+        the method's parse, not the class's.  None when the body starts on
+        the header's line."""
+        klass = segment.definition()
+        if not isinstance(klass, ast.ClassDef) or member not in klass.body:
+            return None
+        body = klass.body
+        header_end = _starts(body[0]) - 1
+        if header_end < klass.lineno:
+            return None
+        place = body.index(member)
+        end = _starts(body[place + 1]) - 1 if place + 1 < len(body) else segment.last_line
+        lines = self._lines
+        text = "".join(lines[segment.first_line - 1 : header_end]) + "".join(lines[_starts(member) - 1 : end])
+        module = cst.parse_module(text)
+        (statement,) = module.body
+        if not isinstance(statement, cst.ClassDef) or len(statement.body.body) != 1:
+            return None
+        alone = ast.ClassDef(
+            name=klass.name,
+            bases=klass.bases,
+            keywords=klass.keywords,
+            body=[member],
+            decorator_list=klass.decorator_list,
+            lineno=klass.lineno,
+            col_offset=klass.col_offset,
+        )
+        self.pieces.append(Piece(module, ast.Module(body=[alone], type_ignores=[])))
+        return statement
+
+
+def _starts(statement: ast.stmt) -> int:
+    """The first line of a statement, its decorators' included."""
+    decorators: Sequence[ast.expr] = getattr(statement, "decorator_list", ())
+    return min([statement.lineno, *(d.lineno for d in decorators)])
+
+
+@dataclass(frozen=True)
+class Outline:
+    """CPython's statement of a definition left as text, enough to answer
+    what it holds (a class's methods and bases) without parsing it, and
+    the way to parse one method of a class alone (:meth:`Later.parse_member`)."""
+
+    statement: ast.stmt
+    later: Later
+    segment: Segment
+
+    def parse_member(self, member: ast.stmt) -> Optional[cst.ClassDef]:
+        return self.later.parse_member(self.segment, member)
+
 
 class Definitions(Generic[Node]):
     """Top-level functions (or classes) by name, the last definition of a name
@@ -495,6 +548,7 @@ class Definitions(Generic[Node]):
     def __init__(self) -> None:
         self._up_front: Dict[str, Tuple[int, Node]] = {}
         self._waiting: Dict[str, Tuple[int, Callable[[], Node]]] = {}
+        self._outlines: Dict[str, Outline] = {}
         self._parsed: Dict[str, Node] = {}
         self._up_front_nodes: Optional[Dict[str, Node]] = None
         self._detected: Dict[str, None] = {}  # waiting, but read by detection (ordered)
@@ -508,13 +562,20 @@ class Definitions(Generic[Node]):
             self._up_front_nodes = None
 
     def add_waiting(
-        self, name: str, number: int, parse: Callable[[], Node], detected: bool = False
+        self,
+        name: str,
+        number: int,
+        parse: Callable[[], Node],
+        outline: Outline,
+        detected: bool = False,
     ) -> None:
         """A definition left as text, which ``parse`` turns into its node;
+        ``outline`` is what CPython says of it (see :meth:`outline`);
         ``detected``: detection reads it all the same (see :meth:`detected`)."""
         if name not in self._up_front or number > self._up_front[name][0]:
             self._up_front.pop(name, None)
             self._waiting[name] = (number, parse)
+            self._outlines[name] = outline
             self._detected.pop(name, None)
             if detected:
                 self._detected[name] = None
@@ -530,6 +591,13 @@ class Definitions(Generic[Node]):
         if self._up_front_nodes is None:
             self._up_front_nodes = {name: node for name, (_, node) in self._up_front.items()}
         return self._up_front_nodes
+
+    def outline(self, name: str) -> Optional[Outline]:
+        """The outline of a definition libcst has not parsed yet (None
+        once it has, or for one parsed up front)."""
+        if name in self._up_front or name in self._parsed:
+            return None
+        return self._outlines.get(name)
 
     def get(self, name: str) -> Optional[Node]:
         if name in self._up_front:

@@ -30,7 +30,7 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.names import Resolver, argument, dotted_name, import_bindings, literal_text
-from idemlint.segments import MAX_ALIAS_DEPTH, Definitions, Later, Segment
+from idemlint.segments import MAX_ALIAS_DEPTH, Definitions, Later, Outline, Segment
 from idemlint.splats import MODULE_SCOPE, Scope, Splat, entry, reached, returned_dicts, scope_of
 
 
@@ -324,7 +324,8 @@ def _index_waiting(index: ModuleIndex, later: Later, segment: Segment) -> None:
             return statement
 
         index.classes.add_waiting(
-            definition.name, segment.number, parse_class, detected=segment.number in later.detected
+            definition.name, segment.number, parse_class, Outline(definition, later, segment),
+            detected=segment.number in later.detected,
         )
     elif definition is not None:
 
@@ -334,7 +335,9 @@ def _index_waiting(index: ModuleIndex, later: Later, segment: Segment) -> None:
             index.order[id(statement)] = (segment.number, len(index.order))
             return statement
 
-        index.functions.add_waiting(definition.name, segment.number, parse_function)
+        index.functions.add_waiting(
+            definition.name, segment.number, parse_function, Outline(definition, later, segment)
+        )
 
 
 def _index_small_statement(

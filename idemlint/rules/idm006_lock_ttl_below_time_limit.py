@@ -294,11 +294,11 @@ class _Values:
         self, node: cst.Attribute, scope: Optional[FunctionScope], resolver: Resolver, depth: int
     ) -> Optional[_Number]:
         """``self.lock_ttl`` read from the class-based task's class body."""
-        if scope is None or scope.owner is None:
+        if scope is None or scope.instance is None:
             return None
         if not (isinstance(node.value, cst.Name) and node.value.value in ("self", "cls")):
             return None
-        value = class_assignments(scope.owner).get(node.attr.value)
+        value = class_assignments(scope.instance.node).get(node.attr.value)
         return self.evaluate(value, None, resolver, depth + 1) if value is not None else None
 
     def _arithmetic(

@@ -265,7 +265,9 @@ class _Judge:
             return self.task.bound and name == _first_parameter(scope.function)
         if (
             self.task.owner is not None
-            and scope.owner is self.task.owner
+            and scope.instance is not None
+            and scope.instance.outline is None
+            and scope.instance.node is self.task.owner
             and name == _first_parameter(scope.function)
         ):
             return True
