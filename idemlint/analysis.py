@@ -30,9 +30,10 @@ if TYPE_CHECKING:
     from idemlint.project import LoadedModule, Lookup, Project
 
 MAX_HELPER_DEPTH = 8
-# Calls into other project modules are followed this deep: the side effect of
-# a task is rarely more than a few calls away, and every module reached must
-# be parsed.
+# Calls into other project modules, and methods, are followed this deep: the
+# side effect of a task is rarely more than a few calls away, every module
+# reached must be parsed, and a model's methods call each other in a graph as
+# wide as the model (each one walked is parsed and walked again per context).
 MAX_PROJECT_DEPTH = 4
 
 MAX_EVENTS_PER_TASK = 20_000
@@ -517,13 +518,14 @@ class TraceBuilder:
     def _helper(self, call: cst.Call, scope: FunctionScope) -> Optional[Definition]:
         """The project definition a call runs (see :mod:`idemlint.calls`),
         when it is ours to follow: not past the depth limits (another
-        module's, tighter), not back into a function being walked."""
+        module's or a method's, tighter), not back into a function being walked."""
         if len(self._stack) > MAX_HELPER_DEPTH:
             return None
         found = self.calls.resolve(call, scope)
         if found is None:
             return None
-        if (found.module is not scope.module or found.owner is not None) and len(self._stack) > MAX_PROJECT_DEPTH:
+        far = found.module is not scope.module or found.owner is not None
+        if far and len(self._stack) > MAX_PROJECT_DEPTH:
             return None
         if found.function in self._stack:
             self._cut = True

@@ -6,6 +6,7 @@ what parsing the whole module gives, and checks that it defers at all.
 
 from __future__ import annotations
 
+import ast
 import pathlib
 import textwrap
 from typing import Dict, List, Tuple
@@ -52,6 +53,21 @@ def parsed_later(monkeypatch: pytest.MonkeyPatch) -> List[str]:
     return names
 
 
+def members_parsed(monkeypatch: pytest.MonkeyPatch) -> List[str]:
+    """``Class.method`` for each method parsed alone (Later.parse_member)."""
+    names: List[str] = []
+    parse_member = Later.parse_member
+
+    def recording(self: Later, segment: Segment, member: ast.stmt) -> object:
+        definition = segment.definition()
+        assert definition is not None
+        names.append(f"{definition.name}.{getattr(member, 'name', '?')}")
+        return parse_member(self, segment, member)
+
+    monkeypatch.setattr(Later, "parse_member", recording)
+    return names
+
+
 def load(source: str) -> LoadedModule:
     loaded = load_source(textwrap.dedent(source), "tasks.py")
     assert isinstance(loaded, LoadedModule)
@@ -68,10 +84,11 @@ def load(source: str) -> LoadedModule:
         [str(path) for path in sorted((TESTS / "projects").glob("decorator_*"))],
         [str(TESTS / "projects" / "enqueue_forms")],
         [str(TESTS / "projects" / "task_bases"), str(TESTS / "projects" / "decorator_instance")],
+        [str(path) for path in sorted((TESTS / "projects").glob("calls_*"))],
     ],
     ids=[
         "rule fixtures", "blind-review apps", "shop project", "example shop", "decorator projects",
-        "enqueue forms", "task bases",
+        "enqueue forms", "task bases", "call resolution projects",
     ],
 )
 def test_findings_are_those_of_parsing_every_module_whole(
@@ -463,3 +480,136 @@ def test_a_wrapper_is_parsed_up_front_however_its_call_is_spelled(call: str) -> 
     loaded = load_source(source, "tasks.py")
     assert isinstance(loaded, LoadedModule)
     assert list(loaded.index.functions.up_front()) == ["background"]
+
+
+_LARGE_CLASS = (
+    "\n\n@decorate(\n    'client',\n)\nclass Client(\n    Base,\n):  # the header spans lines\n"
+    '    """A client of many methods."""\n\n    retries = 3\n'
+    + "".join(f"\n    def unrelated_{n}(self):\n        return {n}\n" for n in range(40))
+    + textwrap.indent(
+        textwrap.dedent(
+            """\
+
+            @staticmethod
+            def _url():
+                return "https://example.com"
+
+            @traced
+            def send(self, order_id):
+                # posts the order
+                if order_id:
+                    requests.post(
+                        self._url(), json={"id": order_id}
+                    )
+
+            def close(self):
+                return None
+            """
+        ),
+        "    ",
+    )
+)
+
+
+def test_a_method_of_a_large_class_is_parsed_alone_and_positioned_exactly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    parsed = parsed_later(monkeypatch)
+    members = members_parsed(monkeypatch)
+    source = textwrap.dedent(
+        """\
+        import requests
+        from celery import shared_task
+
+
+        def decorate(name):
+            return lambda cls: cls
+
+
+        def traced(function):
+            return function
+
+
+        class Base:
+            pass
+
+
+        @shared_task
+        def send(order_id):
+            Client().send(order_id)
+        """
+    ) + _LARGE_CLASS
+    (finding,) = lint_source(source, "tasks.py").findings
+    line = source.splitlines().index("            requests.post(") + 1
+    assert (finding.code, finding.line, finding.column, finding.end_line) == ("IDM002", line, 13, line + 2)
+    assert "Client" not in parsed
+    assert members == ["Client.send", "Client._url"]
+    parse_everything(monkeypatch)
+    (whole,) = lint_source(source, "tasks.py").findings
+    assert (whole.line, whole.column, whole.end_line, whole.end_column) == (
+        finding.line, finding.column, finding.end_line, finding.end_column
+    )
+
+
+def test_a_class_without_the_method_called_is_never_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed = parsed_later(monkeypatch)
+    members = members_parsed(monkeypatch)
+    source = textwrap.dedent(
+        """\
+        import requests
+        from celery import shared_task
+
+
+        @shared_task
+        def send(order_id):
+            Client().send(order_id)
+
+
+        class Client: retries = 3; send = None
+        """
+    )
+    assert lint_source(source, "tasks.py").findings == ()
+    assert parsed == []  # no method named send: nothing to parse
+    one_line = "class Client:  # one\n    def send(self, order_id): requests.post('https://example.com', json=order_id)"
+    source = source.replace("class Client: retries = 3; send = None", one_line)
+    (finding,) = lint_source(source, "tasks.py").findings
+    assert (finding.code, finding.line) == ("IDM002", 11)
+    assert (parsed, members) == ([], ["Client.send"])
+
+
+def test_instance_attributes_of_an_unparsed_class_are_read_without_parsing_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    parsed = parsed_later(monkeypatch)
+    members = members_parsed(monkeypatch)
+    source = textwrap.dedent(
+        """\
+        import requests
+        from celery import shared_task
+
+
+        class Poster:
+            def post(self, order_id):
+                requests.post("https://example.com", json={"id": order_id})
+
+
+        class Service:
+            def __init__(self):
+                self.name = "service"
+
+            def connect(self, *args):
+                self.poster = Poster(*args, timeout=[n for n in range(3)])
+
+            def run(self, order_id):
+                self.poster.post(order_id)
+
+
+        @shared_task
+        def send(order_id):
+            Service().run(order_id)
+        """
+    )
+    (finding,) = lint_source(source, "tasks.py").findings
+    assert (finding.code, finding.line) == ("IDM002", 7)
+    assert parsed == []
+    assert members == ["Service.run", "Poster.post"]
