@@ -510,8 +510,12 @@ class TraceBuilder:
     ) -> None:
         for call in _calls_in_evaluation_order(node):
             callee = scope.resolver.resolve(call.func)
-            self._emit("call", call, scope, path, callee=callee, discarded=call is discarded)
             helper = self._helper(call, scope)
+            if helper is None:
+                # A library object built in another project module
+                # (``from app.extensions import mail``) is called as the library's.
+                callee = self.calls.library_callee(call.func, scope) or callee
+            self._emit("call", call, scope, path, callee=callee, discarded=call is discarded)
             if helper is not None:
                 self._enter_helper(call, helper, path, scope)
 

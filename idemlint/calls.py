@@ -458,11 +458,103 @@ class Calls:
             found = made
         return found
 
+    # -- library objects the project builds -------------------------------
+
+    def library_callee(self, func: cst.BaseExpression, scope: "FunctionScope") -> Optional[str]:
+        """The library name a dotted name through project modules stands
+        for: ``app.extensions.mail.send``, where ``app/extensions.py`` binds
+        ``mail = Mail()`` (``Mail`` imported from ``flask_mail``), is
+        ``flask_mail.Mail().send``; ``app.clients.slack().chat_postMessage``,
+        where every ``return`` of the project function ``slack`` makes a
+        ``slack_sdk.WebClient(...)``, is
+        ``slack_sdk.WebClient().chat_postMessage``.  Re-exports are followed.
+        None when the name does not start in a project module, or does not
+        end in a library there (a project value is :meth:`resolve`'s), or
+        when a parameter or an assignment hides the name it starts with."""
+        head = _spelled_head(func)
+        if head is None:
+            return None
+        hidden = not _bound_in_function(scope, head) and _shadowed(scope, head)
+        if hidden and not _is_self(scope, head):  # ``self.client``: what the class bound it to
+            return None
+        current = scope.resolver.resolve(func)
+        for hops in range(MAX_HOPS + 1):
+            if current is None:
+                return None
+            step = self._library_step(current)
+            if step is _IN_A_LIBRARY:
+                return current if hops else None
+            current = step if isinstance(step, str) else None
+        return None
+
+    def _library_step(self, name: str) -> object:
+        """``name`` with its first project-module binding replaced by what
+        it is bound to; _IN_A_LIBRARY when no project module starts it; None
+        when it names nothing a library made."""
+        parts = name.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            # ``mail.send``, ``slack().post``: what a module binds, then its
+            # method (``models.Order.objects.filter`` parses no models module).
+            if any(_base(part) != part for part in parts[:cut]) or len(parts) - cut > 2:
+                continue
+            module = self._module(".".join(parts[:cut]))
+            if module is None:
+                continue
+            head, rest = parts[cut], parts[cut + 1 :]
+            base = _base(head)
+            suffix = head[len(base) :]
+            index = module.index
+            if base in index.classes:
+                return None
+            if base in index.functions:
+                made = self._library_made(module, base) if suffix.startswith("()") else None
+                return ".".join([made + suffix[2:], *rest]) if made is not None else None
+            bound = index.resolver().lookup(base)
+            return ".".join([bound + suffix, *rest]) if bound is not None else None
+        return _IN_A_LIBRARY
+
+    def _library_made(self, module: "LoadedModule", name: str) -> Optional[str]:
+        """What every ``return`` of the project function ``name`` makes, when
+        that is one library object (``return WebClient(token=...)``, or a
+        local it was assigned to first; ``return None`` aside)."""
+        function = module.index.functions.get(name)
+        if function is None:
+            return None
+        resolver = module.index.resolver()
+        locals_made = dict(_made_locally(function.body.body))
+        made: Set[str] = set()
+        for value in _returned_values(function.body.body):
+            if value is None or (isinstance(value, cst.Name) and value.value == "None"):
+                continue
+            if isinstance(value, cst.Name) and value.value in locals_made:
+                value = locals_made[value.value]
+            resolved = resolver.resolve(value) if isinstance(value, cst.Call) else None
+            if resolved is None or self._library_step(resolved) is not _IN_A_LIBRARY:
+                return None
+            made.add(resolved)
+        return made.pop() if len(made) == 1 else None
+
     # -- modules ----------------------------------------------------------
 
     def _module(self, name: str) -> Optional["LoadedModule"]:
         """A project module by name (recorded as looked up, found or not)."""
         return self.project.load(name) if self.project is not None else None
+
+
+# What :meth:`Calls._library_step` says of a name no project module starts.
+_IN_A_LIBRARY = object()
+
+
+def _made_locally(statements: Statements) -> Iterator[Tuple[str, cst.BaseExpression]]:
+    """``name = <call>`` among a body's top-level statements (the last one
+    of a name wins when made into a dict)."""
+    for statement in statements:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call):
+                    for target in small.targets:
+                        if isinstance(target.target, cst.Name):
+                            yield target.target.value, small.value
 
 
 def _same_class(found: Optional[Instance], made: Instance) -> bool:

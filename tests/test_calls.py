@@ -31,7 +31,7 @@ from idemlint.tasks import find_tasks, task_decorators
 PROJECTS = pathlib.Path(__file__).parent / "projects"
 FORMS = [
     "calls_inherited", "calls_module_instance", "calls_instance_attributes", "calls_factories",
-    "calls_closures", "calls_orm",
+    "calls_closures", "calls_orm", "calls_library_objects",
 ]
 EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>IDM\d{3}(?:\s*,\s*IDM\d{3})*)")
 FINDING = re.compile(r"^(?P<path>.+?):(?P<line>\d+):\d+: (?P<code>IDM\d{3}) ")

@@ -1,0 +1,1 @@
+from .extensions import mail as default_mail
