@@ -701,8 +701,11 @@ def _findings_of(
 
     with _deep_recursion():
         reported, walked, problems, cuts = _analyse(modules, project, settings, summaries or Summaries())
-        findings = _locate(reported, walked, problems)
-        unfollowed = _unfollowed_calls(cuts, walked, problems)
+        # Related places and cut calls are positioned together: one pass per module.
+        aside = [(node, module) for item in reported for node, module, _ in (*item.route, *item.related)]
+        starts = _starts([*aside, *((cut.node, cut.module) for cut in cuts)], walked, problems)
+        findings = _locate(reported, walked, problems, _related_places(reported, starts))
+        unfollowed = _unfollowed_calls(cuts, starts)
     findings = [f for f in findings if settings.enabled(f.code, f.path)]
     suppressed: List[Finding] = []
     if apply_noqa:
@@ -861,15 +864,18 @@ def internal_error(path: str, stage: str, error: Exception) -> FileProblem:
 
 
 def _locate(
-    reported: List[_Reported], walked: Set[int], problems: List[FileProblem]
+    reported: List[_Reported],
+    walked: Set[int],
+    problems: List[FileProblem],
+    places: Dict[Tuple[int, str], Related],
 ) -> List[Finding]:
-    """The findings, positioned; a module whose positions fail is added to
-    ``problems`` instead (its findings cannot be placed, the others can)."""
+    """The findings, positioned, with their related ``places``; a module
+    whose positions fail is added to ``problems`` instead (its findings
+    cannot be placed, the others can)."""
     from idemlint.positions import locate
     from idemlint.rules import RULES_BY_CODE
 
     findings = []
-    places = _related_places(reported, walked, problems)
     for loaded in _modules_of(reported):
         items = [item for item in reported if item.module is loaded]
         try:
@@ -908,26 +914,22 @@ def _locate(
 
 
 def _related_places(
-    reported: List[_Reported], walked: Set[int], problems: List[FileProblem]
+    reported: List[_Reported], starts: "_Starts"
 ) -> Dict[Tuple[int, str], Related]:
-    """The related places of the reported items, positioned, by (id(node),
-    note); a module whose positions fail is added to ``problems`` and its
-    places left out (the findings keep the others)."""
-    places = [place for item in reported for place in (*item.route, *item.related)]
-    starts = _starts(((node, module) for node, module, _ in places), walked, problems)
+    """The related places of the reported items, by (id(node), note); those
+    of a module that could not be positioned are left out (the findings keep
+    the others)."""
     found: Dict[Tuple[int, str], Related] = {}
-    for node, _, note in places:
-        if id(node) in starts:
-            path, start = starts[id(node)]
-            found[(id(node), note)] = Related(path, start.line, start.column + 1, note)
+    for item in reported:
+        for node, _, note in (*item.route, *item.related):
+            if id(node) in starts:
+                path, start = starts[id(node)]
+                found[(id(node), note)] = Related(path, start.line, start.column + 1, note)
     return found
 
 
-def _unfollowed_calls(
-    cuts: List["Unfollowed"], walked: Set[int], problems: List[FileProblem]
-) -> Tuple[UnfollowedCall, ...]:
-    """The distinct call sites the traces cut for a budget, positioned and sorted."""
-    starts = _starts(((cut.node, cut.module) for cut in cuts), walked, problems)
+def _unfollowed_calls(cuts: List["Unfollowed"], starts: "_Starts") -> Tuple[UnfollowedCall, ...]:
+    """The distinct call sites the traces cut for a budget, sorted."""
     found = set()
     for cut in cuts:
         if id(cut.node) in starts:
@@ -936,9 +938,12 @@ def _unfollowed_calls(
     return tuple(sorted(found))
 
 
+_Starts = Dict[int, Tuple[str, "CodePosition"]]
+
+
 def _starts(
     nodes: Iterable[Tuple["cst.CSTNode", "LoadedModule"]], walked: Set[int], problems: List[FileProblem]
-) -> Dict[int, Tuple[str, "CodePosition"]]:
+) -> _Starts:
     """``id(node) -> (path, start)`` for nodes of any module, each module
     positioned once; a module whose positions fail is added to ``problems``
     and its nodes left out."""
@@ -947,7 +952,7 @@ def _starts(
     by_module: Dict[int, Tuple["LoadedModule", Dict[int, "cst.CSTNode"]]] = {}
     for node, module in nodes:
         by_module.setdefault(id(module), (module, {}))[1][id(node)] = node
-    found: Dict[int, Tuple[str, "CodePosition"]] = {}
+    found: _Starts = {}
     for module, wanted in by_module.values():
         try:
             lines = io.StringIO(module.text, newline="").readlines()
