@@ -4,7 +4,8 @@ For each task, :class:`TraceBuilder` walks the task body once, in execution
 order, and follows calls into the project definitions they run, as
 :mod:`idemlint.calls` resolves them: of the same module and, with a
 :class:`~idemlint.project.Project`, of the project's other modules (bounded
-depth, no recursion).  It records every call, assignment and parameter
+depth, no recursion; a call not followed for a budget is recorded in
+:attr:`Trace.unfollowed`).  It records every call, assignment and parameter
 binding as an :class:`Event` carrying a *path*: where in the nested blocks
 the event happens.  Rules read events, never the syntax tree again, and ask
 :func:`happens_before` whether one event can run after another in one
@@ -23,6 +24,7 @@ import libcst as cst
 from idemlint import catalog
 from idemlint.calls import Calls, Definition, ProjectClass, bind_arguments, closure_context, defaults_left
 from idemlint.calls import fetched_instance, known_truth, note_assigned, parameters
+from idemlint.findings import PAST_DEPTH, PAST_EVENTS
 from idemlint.names import Resolver, dotted_name, import_bindings
 from idemlint.tasks import ModuleIndex, Task
 
@@ -119,11 +121,30 @@ class Event:
     caught: Tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Unfollowed:
+    """A call the walk did not follow, or followed only in part, for a budget.
+
+    ``reason`` is ``PAST_DEPTH`` (a project definition past a depth
+    limit) or ``PAST_EVENTS`` (the event budget ran out while walking
+    what ``node`` runs: the call into the helper, or the task's own
+    definition when its body ran it out).  ``module`` holds ``node``; ``at``
+    is how many events the trace held when it was recorded, so that a
+    replay cut short adds only the cuts it got to.
+    """
+
+    node: cst.CSTNode
+    module: "LoadedModule"
+    reason: str
+    at: int
+
+
 @dataclass
 class Trace:
     task: Task
     module: "LoadedModule"
     events: List[Event] = field(default_factory=list)
+    unfollowed: List[Unfollowed] = field(default_factory=list)
     # id(node) -> its module, built on the first question: a rule asks once
     # per finding, and a scan of the events each time is quadratic.
     _modules: Dict[int, "LoadedModule"] = field(default_factory=dict, repr=False, compare=False)
@@ -208,6 +229,8 @@ class Summary:
     context: Tuple[Optional[int], int]
     events: List[Event]
     lookups: List["Lookup"]
+    # The calls the walk cut for a budget, ``at`` counted from its first event.
+    unfollowed: List[Unfollowed] = field(default_factory=list)
 
     def scope_for(self, caller_chain: Tuple[str, ...]) -> FunctionScope:
         return replace(self.scope, chain=caller_chain + self.scope.chain[-1:])
@@ -263,12 +286,18 @@ class TraceBuilder:
         # Set when a walk skipped a call for a reason its caller's context
         # decides (recursion, the event budget): such a walk is not reusable.
         self._cut = False
+        self._out_of_events = False
         self.trace = Trace(task, module)
         self._seq = itertools.count()
         self._stack: List[cst.FunctionDef] = []
         self._transactions: List[int] = []
         self._call_sites: List[Optional[cst.Call]] = []
         self._caught: List[str] = []
+        # What each walk or replay in progress runs for: the call into it
+        # (the task's own definition first), and the module holding that.
+        self._running: List[Tuple[cst.CSTNode, "LoadedModule"]] = [
+            (task.owner or task.function, module)
+        ]
 
     def build(self) -> Trace:
         owner = self.task.owner
@@ -356,7 +385,7 @@ class TraceBuilder:
         exits = [i for i, s in enumerate(statements) if _is_exit(s)]
         for i, statement in enumerate(statements):
             if len(self.trace.events) >= MAX_EVENTS_PER_TASK:
-                self._cut = True
+                self._events_ran_out()
                 return
             next_exit = next((e for e in exits if e > i), NO_EXIT)
             step = Step(container, kind, branch, i, next_exit, boundary)
@@ -522,19 +551,32 @@ class TraceBuilder:
     def _helper(self, call: cst.Call, scope: FunctionScope) -> Optional[Definition]:
         """The project definition a call runs (see :mod:`idemlint.calls`),
         when it is ours to follow: not past the depth limits (another
-        module's or a method's, tighter), not back into a function being walked."""
-        if len(self._stack) > MAX_HELPER_DEPTH:
-            return None
+        module's or a method's, tighter; recorded as not followed), not back
+        into a function being walked."""
         found = self.calls.resolve(call, scope)
         if found is None:
             return None
+        recursive = found.function in self._stack
         far = found.module is not scope.module or found.owner is not None
-        if far and len(self._stack) > MAX_PROJECT_DEPTH:
+        if len(self._stack) > (MAX_PROJECT_DEPTH if far else MAX_HELPER_DEPTH):
+            if not recursive:  # recursion is cut wherever it happens: not a budget
+                self._unfollowed(call, scope.module, PAST_DEPTH)
             return None
-        if found.function in self._stack:
+        if recursive:
             self._cut = True
             return None
         return found
+
+    def _unfollowed(self, node: cst.CSTNode, module: "LoadedModule", reason: str) -> None:
+        self.trace.unfollowed.append(Unfollowed(node, module, reason, len(self.trace.events)))
+
+    def _events_ran_out(self) -> None:
+        """The event budget is spent: the walk in progress is cut (counted
+        once a trace: every walk around it ends at its next statement)."""
+        self._cut = True
+        if not self._out_of_events:
+            self._out_of_events = True
+            self._unfollowed(*self._running[-1], PAST_EVENTS)
 
     def _enter_helper(
         self,
@@ -576,16 +618,28 @@ class TraceBuilder:
             )
             if summary is None:
                 scope.resolver.bind(name, value)
+        self._running.append((call, caller.module))
         if summary is not None:
             self._replay(summary, scope, path, call)
-            return
+        else:
+            self._walk(key, scope, path, call)
+        self._running.pop()
+
+    def _walk(
+        self, key: Tuple[object, ...], scope: FunctionScope, path: Tuple[Step, ...], call: cst.Call
+    ) -> None:
+        """Walk a helper, and keep its summary when nothing its caller decides cut it."""
         start, cut, self._cut = len(self.trace.events), self._cut, False
         looked_up = len(self.project.lookups) if self.project is not None else 0
+        unfollowed = len(self.trace.unfollowed)
         context = (self._transactions[-1] if self._transactions else None, len(self._caught))
         self._function(scope, path, call)
         if not self._cut:
             lookups = self.project.lookups[looked_up:] if self.project is not None else []
-            summary = Summary(scope, call, len(path), context, self.trace.events[start:], lookups)
+            summary = Summary(
+                scope, call, len(path), context, self.trace.events[start:], lookups,
+                [replace(u, at=u.at - start) for u in self.trace.unfollowed[unfollowed:]],
+            )
             self.summaries.put(key, summary)
         self._cut = self._cut or cut
 
@@ -594,11 +648,22 @@ class TraceBuilder:
     ) -> None:
         if self.project is not None:
             self.project.lookups += summary.lookups  # replaying depends on what walking did
+        start = len(self.trace.events)
+        self._replay_events(summary, scope, path, call)
+        # The cuts the walk had made by the last event replayed, as it would again.
+        replayed = len(self.trace.events) - start
+        self.trace.unfollowed += [
+            replace(u, at=u.at + start) for u in summary.unfollowed if u.at <= replayed
+        ]
+
+    def _replay_events(
+        self, summary: "Summary", scope: FunctionScope, path: Tuple[Step, ...], call: cst.Call
+    ) -> None:
         transaction = self._transactions[-1] if self._transactions else None
         scopes = summary.scopes_under(scope)
         for event in summary.events:
             if len(self.trace.events) >= MAX_EVENTS_PER_TASK:
-                self._cut = True
+                self._events_ran_out()
                 return
             own_transaction = event.transaction != summary.context[0]
             self.trace.events.append(

@@ -45,7 +45,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tup
 from idemlint import __version__
 from idemlint.atomic import temporary_pattern, write_atomic
 from idemlint.codes import FILE_PROBLEM_CODES, RULE_CODES
-from idemlint.findings import FileProblem, Finding, Related
+from idemlint.findings import UNFOLLOWED_REASONS, FileProblem, Finding, Related, UnfollowedCall
 from idemlint.screens import Screened, as_json, from_json
 from idemlint.safe_io import Unsafe, open_directory, read_regular
 from idemlint.settings import Settings
@@ -66,8 +66,9 @@ MAX_DEPTH = 8
 ABANDONED_SECONDS = 3600
 # Raised when the same bytes can give other results (4: libcst's grammar on
 # every Python, so files that were E999 under an older Python now have findings;
-# 5: findings name every task and carry related places).
-FORMAT = 5
+# 5: findings name every task and carry related places; 6: the calls not
+# followed for a budget).
+FORMAT = 6
 # The dependency digest of a module that could not be read when it was looked up.
 UNREADABLE = "-"
 
@@ -95,6 +96,7 @@ class Entry:
     problems: Tuple[FileProblem, ...]
     suppressed: Tuple[Finding, ...]  # hidden by ``# noqa``, for --show-unused-noqa
     dependencies: Tuple[Dependency, ...]
+    unfollowed: Tuple[UnfollowedCall, ...] = ()  # for --statistics
 
 
 def content_hash(raw: bytes) -> str:
@@ -410,6 +412,7 @@ def _as_json(entry: Entry) -> Dict[str, object]:
         "problems": [dataclasses.astuple(problem) for problem in entry.problems],
         "suppressed": [dataclasses.astuple(finding) for finding in entry.suppressed],
         "dependencies": [list(dependency) for dependency in entry.dependencies],
+        "unfollowed": [dataclasses.astuple(call) for call in entry.unfollowed],
     }
 
 
@@ -420,7 +423,7 @@ class Invalid(Exception):
     """A stored entry that is not one idemlint wrote."""
 
 
-_VARIANT_FIELDS = frozenset({"findings", "problems", "suppressed", "dependencies"})
+_VARIANT_FIELDS = frozenset({"findings", "problems", "suppressed", "dependencies", "unfollowed"})
 
 
 def decode_variants(payload: bytes) -> List[Entry]:
@@ -462,6 +465,7 @@ def _variant(data: object) -> Entry:
         problems=tuple(_problem(item) for item in _items(data["problems"])),
         suppressed=tuple(_finding(item) for item in _items(data["suppressed"])),
         dependencies=tuple(_dependency(item) for item in _items(data["dependencies"])),
+        unfollowed=tuple(_unfollowed(item) for item in _items(data["unfollowed"])),
     )
 
 
@@ -505,6 +509,13 @@ def _problem(data: object) -> FileProblem:
     return FileProblem(_path(path), _position(line), _position(column), _text(code), _text(message))
 
 
+def _unfollowed(data: object) -> UnfollowedCall:
+    path, line, column, reason = _fields(data, 4)
+    if _text(reason) not in UNFOLLOWED_REASONS:
+        raise Invalid("unknown reason")
+    return UnfollowedCall(_path(path), _position(line), _position(column), _text(reason))
+
+
 def _dependency(data: object) -> Dependency:
     name, path, digest = _fields(data, 3)
     if path is None and digest is not None:
@@ -544,8 +555,8 @@ def fits(
 ) -> bool:
     """Whether a stored entry can be what analysing ``path`` produced: every
     finding, related place and problem is in that file or in a module it
-    looked up (a helper's finding is reported on the helper), on a line the
-    file has.
+    looked up (a helper's finding is reported on the helper), and so is
+    every call not followed, on a line the file has.
     ``line_bounds`` gives :func:`line_bound` of a file, None when unknown."""
     allowed: FrozenSet[str] = frozenset(
         {path, *(module for _, module, _ in entry.dependencies if module is not None)}
@@ -554,6 +565,7 @@ def fits(
         *((f.path, f.end_line) for f in (*entry.findings, *entry.suppressed)),
         *((r.path, r.line) for f in (*entry.findings, *entry.suppressed) for r in f.related),
         *((p.path, p.line) for p in entry.problems),
+        *((u.path, u.line) for u in entry.unfollowed),
     ]
     for where, last_line in items:
         if where not in allowed:

@@ -150,8 +150,8 @@ def cli() -> None:
 @click.option(
     "--statistics",
     is_flag=True,
-    help="After the report, count the findings of each code (on stderr for "
-    "json, sarif, rdjson and gitlab).",
+    help="After the report, count the findings of each code, and the calls "
+    "not followed for a budget (on stderr for json, sarif, rdjson and gitlab).",
 )
 @click.option(
     "--diff",
@@ -268,7 +268,9 @@ def check(
         from idemlint.report.statistics import render_statistics
 
         click.echo(
-            render_statistics(result.findings), nl=False, err=output_format in STRUCTURED_FORMATS
+            render_statistics(result.findings, result.unfollowed),
+            nl=False,
+            err=output_format in STRUCTURED_FORMATS,
         )
     # Exit through the context: in click's standalone mode (``cli()``, CliRunner)
     # a command's return value is discarded and the process would exit 0.

@@ -38,7 +38,7 @@ from typing import (
 
 from idemlint.codes import INTERNAL_ERROR as INTERNAL_ERROR  # also the flake8 plugin's
 from idemlint.discovery import Selection, discover
-from idemlint.findings import FileProblem, Finding, Related, merged, reach_suffix
+from idemlint.findings import FileProblem, Finding, Related, UnfollowedCall, merged, reach_suffix
 from idemlint.reading import NOT_REGULAR, NotRegularFile, read_regular
 from idemlint.settings import DEFAULT_SETTINGS, Settings
 
@@ -46,8 +46,9 @@ if TYPE_CHECKING:
     import ast
 
     import libcst as cst
+    from libcst.metadata import CodePosition
 
-    from idemlint.analysis import Summaries
+    from idemlint.analysis import Summaries, Unfollowed
     from idemlint.cache import Cache, Dependency, Entry
     from idemlint.screens import Screened
     from idemlint.project import LoadedModule, Lookup, Project
@@ -78,6 +79,8 @@ class LintResult:
     # What ``# noqa`` hid, and the files checked: for reporting unused noqa comments.
     suppressed: Tuple[Finding, ...] = ()
     checked: Tuple[str, ...] = ()
+    # The distinct call sites a budget cut (for ``--statistics``), sorted.
+    unfollowed: Tuple[UnfollowedCall, ...] = ()
 
 
 def could_hold_tasks(source: Union[str, bytes], settings: Settings = DEFAULT_SETTINGS) -> bool:
@@ -165,10 +168,13 @@ def lint_paths(
     findings: List[Finding] = []
     file_problems = list(read_problems)
     suppressed: List[Finding] = []
-    for result in results:
+    unfollowed: Set[UnfollowedCall] = set()
+    for (path, _), result in zip(candidates, results):
         findings += result.findings
         file_problems += result.problems
         suppressed += [f for f in result.suppressed if reported.holds(f.path)]
+        if reported.holds(path):  # what the tasks of a reported file did not follow, anywhere
+            unfollowed.update(result.unfollowed)
     problems += [p for p in file_problems if reported.holds(p.path)]
     # Each file's result names its own tasks; a helper reached from tasks of
     # several files is one finding naming them all (in an order that does not
@@ -178,6 +184,7 @@ def lint_paths(
         problems=tuple(sorted(problems)),
         suppressed=tuple(merged(suppressed)),
         checked=tuple(named),
+        unfollowed=tuple(sorted(unfollowed)),
     )
 
 
@@ -317,12 +324,14 @@ def _cached_or_analysed(
 
 @dataclass(frozen=True)
 class _FileResult:
-    """What analysing one task file found, and the module names it looked up."""
+    """What analysing one task file found, the module names it looked up,
+    and the call sites its traces did not follow for a budget."""
 
     findings: Tuple[Finding, ...]
     problems: Tuple[FileProblem, ...]
     suppressed: Tuple[Finding, ...] = ()
     lookups: Tuple["Lookup", ...] = ()
+    unfollowed: Tuple[UnfollowedCall, ...] = ()
 
 
 class _Known:
@@ -374,7 +383,7 @@ def _cached(cache: "Cache", key: str, path: str, known: _Known) -> Optional[_Fil
             entry, path, known.line_bound
         ):
             cache.promote(key, entry)
-            return _FileResult(entry.findings, entry.problems, entry.suppressed)
+            return _FileResult(entry.findings, entry.problems, entry.suppressed, unfollowed=entry.unfollowed)
     return None
 
 
@@ -396,7 +405,7 @@ def _entry(result: _FileResult) -> "Entry":
         if digests.get((name, path)) is None:
             digests[(name, path)] = digest
     dependencies = tuple((name, path, digest) for (name, path), digest in digests.items())
-    return Entry(result.findings, result.problems, result.suppressed, dependencies)
+    return Entry(result.findings, result.problems, result.suppressed, dependencies, result.unfollowed)
 
 
 def _analyse_chunks(
@@ -470,7 +479,9 @@ def _analysed(candidates: List[_Candidate], project: "Project", settings: Settin
         start = len(project.lookups)
         found = _findings_of([module], project, settings, True, summaries)
         lookups = tuple(dict.fromkeys([*looked_up, *project.lookups[start:]]))
-        results.append(_FileResult(found.findings, found.problems, found.suppressed, lookups))
+        results.append(
+            _FileResult(found.findings, found.problems, found.suppressed, lookups, found.unfollowed)
+        )
     return results
 
 
@@ -689,8 +700,12 @@ def _findings_of(
     from idemlint.analysis import Summaries
 
     with _deep_recursion():
-        reported, walked, problems = _analyse(modules, project, settings, summaries or Summaries())
-        findings = _locate(reported, walked, problems)
+        reported, walked, problems, cuts = _analyse(modules, project, settings, summaries or Summaries())
+        # Related places and cut calls are positioned together: one pass per module.
+        aside = [(node, module) for item in reported for node, module, _ in (*item.route, *item.related)]
+        starts = _starts([*aside, *((cut.node, cut.module) for cut in cuts)], walked, problems)
+        findings = _locate(reported, walked, problems, _related_places(reported, starts))
+        unfollowed = _unfollowed_calls(cuts, starts)
     findings = [f for f in findings if settings.enabled(f.code, f.path)]
     suppressed: List[Finding] = []
     if apply_noqa:
@@ -701,6 +716,7 @@ def _findings_of(
         findings=tuple(merged(findings)),
         problems=tuple(problems),
         suppressed=tuple(merged(suppressed)),
+        unfollowed=unfollowed,
     )
 
 
@@ -729,9 +745,10 @@ def _analyse(
     project: Optional["Project"],
     settings: Settings,
     summaries: "Summaries",
-) -> Tuple[List[_Reported], Set[int], List[FileProblem]]:
-    """What the rules report, the ids of the functions the traces walked, and
-    the modules a rule failed on (reported, never raised: the run goes on).
+) -> Tuple[List[_Reported], Set[int], List[FileProblem], List["Unfollowed"]]:
+    """What the rules report, the ids of the functions the traces walked,
+    the modules a rule failed on (reported, never raised: the run goes on),
+    and the calls the traces did not follow for a budget.
 
     ``summaries`` lets a helper walked for one module be replayed for another.
     """
@@ -747,6 +764,7 @@ def _analyse(
     reported: List[_Reported] = []
     walked: Set[int] = set()
     problems: List[FileProblem] = []
+    unfollowed: List["Unfollowed"] = []
     seen = set()
 
     def report(item: _Reported) -> None:
@@ -771,6 +789,7 @@ def _analyse(
             for task, home in _tasks_of(loaded, project, decorators):
                 stage = f"the trace of task `{task.name}`"
                 trace = TraceBuilder(home, task, project, summaries, calls).build()
+                unfollowed += trace.unfollowed
                 knowledge = Knowledge(trace, loaded.index.constants, settings)
                 qualified = f"{home.name}.{task.name}" if home.name else task.name
                 routes = Routes(trace, qualified)
@@ -792,7 +811,7 @@ def _analyse(
                 walked.add(id(task.owner or task.function))
         except Exception as error:  # one broken rule must not end the run
             problems.append(internal_error(loaded.path, stage, error))
-    return reported, walked, problems
+    return reported, walked, problems, unfollowed
 
 
 def _decorators_of(
@@ -845,15 +864,18 @@ def internal_error(path: str, stage: str, error: Exception) -> FileProblem:
 
 
 def _locate(
-    reported: List[_Reported], walked: Set[int], problems: List[FileProblem]
+    reported: List[_Reported],
+    walked: Set[int],
+    problems: List[FileProblem],
+    places: Dict[Tuple[int, str], Related],
 ) -> List[Finding]:
-    """The findings, positioned; a module whose positions fail is added to
-    ``problems`` instead (its findings cannot be placed, the others can)."""
+    """The findings, positioned, with their related ``places``; a module
+    whose positions fail is added to ``problems`` instead (its findings
+    cannot be placed, the others can)."""
     from idemlint.positions import locate
     from idemlint.rules import RULES_BY_CODE
 
     findings = []
-    places = _related_places(reported, walked, problems)
     for loaded in _modules_of(reported):
         items = [item for item in reported if item.module is loaded]
         try:
@@ -892,28 +914,54 @@ def _locate(
 
 
 def _related_places(
-    reported: List[_Reported], walked: Set[int], problems: List[FileProblem]
+    reported: List[_Reported], starts: "_Starts"
 ) -> Dict[Tuple[int, str], Related]:
-    """The related places of the reported items, positioned, by (id(node),
-    note); a module whose positions fail is added to ``problems`` and its
-    places left out (the findings keep the others)."""
+    """The related places of the reported items, by (id(node), note); those
+    of a module that could not be positioned are left out (the findings keep
+    the others)."""
+    found: Dict[Tuple[int, str], Related] = {}
+    for item in reported:
+        for node, _, note in (*item.route, *item.related):
+            if id(node) in starts:
+                path, start = starts[id(node)]
+                found[(id(node), note)] = Related(path, start.line, start.column + 1, note)
+    return found
+
+
+def _unfollowed_calls(cuts: List["Unfollowed"], starts: "_Starts") -> Tuple[UnfollowedCall, ...]:
+    """The distinct call sites the traces cut for a budget, sorted."""
+    found = set()
+    for cut in cuts:
+        if id(cut.node) in starts:
+            path, start = starts[id(cut.node)]
+            found.add(UnfollowedCall(path, start.line, start.column + 1, cut.reason))
+    return tuple(sorted(found))
+
+
+_Starts = Dict[int, Tuple[str, "CodePosition"]]
+
+
+def _starts(
+    nodes: Iterable[Tuple["cst.CSTNode", "LoadedModule"]], walked: Set[int], problems: List[FileProblem]
+) -> _Starts:
+    """``id(node) -> (path, start)`` for nodes of any module, each module
+    positioned once; a module whose positions fail is added to ``problems``
+    and its nodes left out."""
     from idemlint.positions import locate
 
-    by_module: Dict[int, Tuple["LoadedModule", Dict[Tuple[int, str], "cst.CSTNode"]]] = {}
-    for item in reported:
-        for node, module, note in (*item.route, *item.related):
-            by_module.setdefault(id(module), (module, {}))[1][(id(node), note)] = node
-    found: Dict[Tuple[int, str], Related] = {}
-    for module, places in by_module.values():
+    by_module: Dict[int, Tuple["LoadedModule", Dict[int, "cst.CSTNode"]]] = {}
+    for node, module in nodes:
+        by_module.setdefault(id(module), (module, {}))[1][id(node)] = node
+    found: _Starts = {}
+    for module, wanted in by_module.values():
         try:
             lines = io.StringIO(module.text, newline="").readlines()
-            positions = locate(module.pieces(), list(places.values()), lines, _walked_statements(module, walked))
+            positions = locate(module.pieces(), list(wanted.values()), lines, _walked_statements(module, walked))
         except Exception as error:
             _add_problem(problems, internal_error(module.path, "position computation", error))
             continue
-        for (key, note), node in places.items():
-            start = positions[id(node)].start
-            found[(key, note)] = Related(module.path, start.line, start.column + 1, note)
+        for key in wanted:
+            found[key] = (module.path, positions[key].start)
     return found
 
 

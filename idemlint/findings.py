@@ -24,6 +24,26 @@ class Related:
         return {"path": self.path, "line": self.line, "column": self.column, "note": self.note}
 
 
+# Why a call was not followed (:class:`UnfollowedCall`): past a depth limit,
+# or past a task's event budget.
+PAST_DEPTH = "depth"
+PAST_EVENTS = "events"
+UNFOLLOWED_REASONS = (PAST_DEPTH, PAST_EVENTS)
+
+
+@dataclass(frozen=True, order=True)
+class UnfollowedCall:
+    """A call site the analysis did not follow, or followed only in part,
+    because a budget ran out: ``reason`` is :data:`PAST_DEPTH` or
+    :data:`PAST_EVENTS`.  1-based, as
+    :class:`Finding`."""
+
+    path: str
+    line: int
+    column: int
+    reason: str
+
+
 @dataclass(frozen=True, order=True)
 class Finding:
     """One review comment on one line of one file.

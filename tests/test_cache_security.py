@@ -250,18 +250,24 @@ def variants(*variant: Dict[str, object]) -> bytes:
 
 
 def nothing(payload: Dict[str, object]) -> bytes:
-    return variants({"findings": [], "problems": [], "suppressed": [], "dependencies": []})
+    return variants(
+        {"findings": [], "problems": [], "suppressed": [], "dependencies": [], "unfollowed": []}
+    )
 
 
 def escapes(payload: Dict[str, object]) -> bytes:
     line = ["shop/tasks.py", 1, 1, "IDM002", 1, 2, "missing-idempotency-key",
             "\x1b]0;owned\x07\x1b[2J\nshop/ok.py:1:1: IDM999 forged", "why", "fix", "charge"]
-    return variants({"findings": [line], "problems": [], "suppressed": [], "dependencies": []})
+    return variants(
+        {"findings": [line], "problems": [], "suppressed": [], "dependencies": [], "unfollowed": []}
+    )
 
 
 def elsewhere(payload: Dict[str, object]) -> bytes:
     line = ["/etc/passwd", 1, 1, "IDM002", 1, 2, "missing-idempotency-key", "m", "why", "fix", "charge"]
-    return variants({"findings": [line], "problems": [], "suppressed": [], "dependencies": []})
+    return variants(
+        {"findings": [line], "problems": [], "suppressed": [], "dependencies": [], "unfollowed": []}
+    )
 
 
 ATTACKS = {"hide every finding": nothing, "forge escape sequences": escapes, "quote /etc/passwd": elsewhere}
@@ -324,6 +330,13 @@ def edited(**changes: object) -> Callable[[Dict[str, object]], bytes]:
     return change
 
 
+def unfollowed(payload: Dict[str, object], call: List[object]) -> bytes:
+    """The genuine entry with one call not followed added."""
+    variant: Dict[str, object] = dict(payload["variants"][0])  # type: ignore[index]
+    variant["unfollowed"] = [call]
+    return variants(variant)
+
+
 SIGNED_BUT_INVALID: Dict[str, Callable[[Dict[str, object]], bytes]] = {
     "not JSON": lambda payload: b"{not json",
     "deeply nested": lambda payload: b"[" * 100_000,
@@ -352,13 +365,19 @@ SIGNED_BUT_INVALID: Dict[str, Callable[[Dict[str, object]], bytes]] = {
     "too few fields": edited(why=DROPPED),
     "a digest of no file": edited(dependencies=[["shop.billing", None, "0" * 32]]),
     "a malformed digest": edited(dependencies=[["shop.billing", "./shop/billing.py", "../../x"]]),
+    "an unknown reason for a call not followed": lambda payload: unfollowed(
+        payload, ["./shop/billing.py", 1, 1, "tired"]
+    ),
+    "a call not followed in another file": lambda payload: unfollowed(
+        payload, ["/etc/passwd", 1, 1, "depth"]
+    ),
     "a problem with an unhashable code": lambda payload: variants(
         {"findings": [], "problems": [["shop/tasks.py", 1, 1, {}, "m"]], "suppressed": [],
-         "dependencies": []}
+         "dependencies": [], "unfollowed": []}
     ),
     "a problem with a rule code": lambda payload: variants(
         {"findings": [], "problems": [["shop/tasks.py", 1, 1, "IDM002", "m"]], "suppressed": [],
-         "dependencies": []}
+         "dependencies": [], "unfollowed": []}
     ),
 }
 

@@ -1,19 +1,30 @@
-"""``--statistics``: how many findings of each code, like flake8 and ruff."""
+"""``--statistics``: how many findings of each code, like flake8 and ruff,
+then how many calls the analysis did not follow for a budget."""
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from typing import List, Sequence, Tuple
 
-from idemlint.findings import Finding
+from idemlint.findings import PAST_DEPTH, PAST_EVENTS, Finding, UnfollowedCall
 from idemlint.report.meta import code_info
 
+_UNFOLLOWED_LABELS = (
+    (PAST_DEPTH, "calls not followed: past the depth limit"),
+    (PAST_EVENTS, "calls not followed: past the event budget"),
+)
 
-def render_statistics(findings: Sequence[Finding]) -> str:
-    counts = Counter(finding.code for finding in findings)
-    if not counts:
+
+def render_statistics(
+    findings: Sequence[Finding], unfollowed: Sequence[UnfollowedCall] = ()
+) -> str:
+    codes = Counter(finding.code for finding in findings)
+    reasons = Counter(call.reason for call in unfollowed)
+    rows: List[Tuple[int, str]] = [
+        (codes[code], f"{code}  {code_info(code).name}") for code in sorted(codes)
+    ]
+    rows += [(reasons[reason], label) for reason, label in _UNFOLLOWED_LABELS if reasons[reason]]
+    if not rows:
         return ""
-    width = len(str(max(counts.values())))
-    return "".join(
-        f"{counts[code]:>{width}}  {code}  {code_info(code).name}\n" for code in sorted(counts)
-    )
+    width = len(str(max(count for count, _ in rows)))
+    return "".join(f"{count:>{width}}  {label}\n" for count, label in rows)
