@@ -135,6 +135,7 @@ class Unfollowed:
 
     node: cst.CSTNode
     module: "LoadedModule"
+    function: str  # the function making the call, dotted within its module
     reason: str
     at: int
 
@@ -231,6 +232,16 @@ class Summary:
     lookups: List["Lookup"]
     # The calls the walk cut for a budget, ``at`` counted from its first event.
     unfollowed: List[Unfollowed] = field(default_factory=list)
+    depth: int = 0  # how many functions were being walked around it
+
+    def serves(self, depth: int) -> bool:
+        """Whether replaying the summary at ``depth`` gives what walking the
+        helper there would: at the depth it was walked at, or nearer the
+        task when the depth limits cut nothing in it (more depth left cuts
+        nothing more)."""
+        return depth == self.depth or (
+            depth < self.depth and all(u.reason != PAST_DEPTH for u in self.unfollowed)
+        )
 
     def scope_for(self, caller_chain: Tuple[str, ...]) -> FunctionScope:
         return replace(self.scope, chain=caller_chain + self.scope.chain[-1:])
@@ -258,13 +269,14 @@ class Summaries:
     """Helper summaries of one run, shared by every task."""
 
     def __init__(self) -> None:
-        self._store: Dict[Tuple[object, ...], Summary] = {}
+        self._store: Dict[Tuple[object, ...], List[Summary]] = {}
 
-    def get(self, key: Tuple[object, ...]) -> Optional[Summary]:
-        return self._store.get(key)
+    def get(self, key: Tuple[object, ...], depth: int) -> Optional[Summary]:
+        """A summary of the walk ``key`` names that serves at ``depth``."""
+        return next((s for s in self._store.get(key, ()) if s.serves(depth)), None)
 
     def put(self, key: Tuple[object, ...], summary: Summary) -> None:
-        self._store.setdefault(key, summary)
+        self._store.setdefault(key, []).append(summary)
 
 
 class TraceBuilder:
@@ -295,8 +307,8 @@ class TraceBuilder:
         self._caught: List[str] = []
         # What each walk or replay in progress runs for: the call into it
         # (the task's own definition first), and the module holding that.
-        self._running: List[Tuple[cst.CSTNode, "LoadedModule"]] = [
-            (task.owner or task.function, module)
+        self._running: List[Tuple[cst.CSTNode, "LoadedModule", str]] = [
+            (task.owner or task.function, module, _definition_name(task))
         ]
 
     def build(self) -> Trace:
@@ -560,15 +572,15 @@ class TraceBuilder:
         far = found.module is not scope.module or found.owner is not None
         if len(self._stack) > (MAX_PROJECT_DEPTH if far else MAX_HELPER_DEPTH):
             if not recursive:  # recursion is cut wherever it happens: not a budget
-                self._unfollowed(call, scope.module, PAST_DEPTH)
+                self._unfollowed(call, scope.module, scope.qualified_name, PAST_DEPTH)
             return None
         if recursive:
             self._cut = True
             return None
         return found
 
-    def _unfollowed(self, node: cst.CSTNode, module: "LoadedModule", reason: str) -> None:
-        self.trace.unfollowed.append(Unfollowed(node, module, reason, len(self.trace.events)))
+    def _unfollowed(self, node: cst.CSTNode, module: "LoadedModule", function: str, reason: str) -> None:
+        self.trace.unfollowed.append(Unfollowed(node, module, function, reason, len(self.trace.events)))
 
     def _events_ran_out(self) -> None:
         """The event budget is spent: the walk in progress is cut (counted
@@ -591,18 +603,17 @@ class TraceBuilder:
         task (and call) that reaches it with arguments that resolve alike
         (and the same parameters left at their defaults), for the same class
         of instance, with the same names bound around a
-        closure, and the same depth left.
+        closure, at a depth it serves (:meth:`Summary.serves`).
         """
         arguments = list(bind_arguments(parameters(helper), call))
         key = (
             id(helper.function),
             tuple((name, caller.resolver.resolve(value)) for name, value in arguments),
-            MAX_HELPER_DEPTH - len(self._stack),
             any(arg.star for arg in call.args),
             helper.instance.key if helper.instance is not None else None,
             closure_context(helper.enclosing),
         )
-        summary = self.summaries.get(key)
+        summary = self.summaries.get(key, len(self._stack))
         scope = (
             summary.scope_for(caller.chain)
             if summary is not None
@@ -618,7 +629,7 @@ class TraceBuilder:
             )
             if summary is None:
                 scope.resolver.bind(name, value)
-        self._running.append((call, caller.module))
+        self._running.append((call, caller.module, caller.qualified_name))
         if summary is not None:
             self._replay(summary, scope, path, call)
         else:
@@ -639,6 +650,7 @@ class TraceBuilder:
             summary = Summary(
                 scope, call, len(path), context, self.trace.events[start:], lookups,
                 [replace(u, at=u.at - start) for u in self.trace.unfollowed[unfollowed:]],
+                len(self._stack),
             )
             self.summaries.put(key, summary)
         self._cut = self._cut or cut
@@ -716,6 +728,12 @@ def _caught_names(
     types = handler.type.elements if isinstance(handler.type, cst.Tuple) else None
     names = [e.value for e in types] if types is not None else [handler.type]
     return [resolver.resolve(name) or "?" for name in names]
+
+
+def _definition_name(task: Task) -> str:
+    """The task's definition, dotted within its module (``Sync.run``)."""
+    name = task.function.name.value
+    return f"{task.owner.name.value}.{name}" if task.owner is not None else name
 
 
 def _is_exit(statement: Union[cst.BaseStatement, cst.BaseSmallStatement]) -> bool:

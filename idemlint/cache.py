@@ -510,10 +510,10 @@ def _problem(data: object) -> FileProblem:
 
 
 def _unfollowed(data: object) -> UnfollowedCall:
-    path, line, column, reason = _fields(data, 4)
+    path, function, call, reason = _fields(data, 4)
     if _text(reason) not in UNFOLLOWED_REASONS:
         raise Invalid("unknown reason")
-    return UnfollowedCall(_path(path), _position(line), _position(column), _text(reason))
+    return UnfollowedCall(_path(path), _text(function), _text(call), _text(reason))
 
 
 def _dependency(data: object) -> Dependency:
@@ -555,8 +555,8 @@ def fits(
 ) -> bool:
     """Whether a stored entry can be what analysing ``path`` produced: every
     finding, related place and problem is in that file or in a module it
-    looked up (a helper's finding is reported on the helper), and so is
-    every call not followed, on a line the file has.
+    looked up (a helper's finding is reported on the helper), on a line the
+    file has, and so is every call not followed.
     ``line_bounds`` gives :func:`line_bound` of a file, None when unknown."""
     allowed: FrozenSet[str] = frozenset(
         {path, *(module for _, module, _ in entry.dependencies if module is not None)}
@@ -565,8 +565,9 @@ def fits(
         *((f.path, f.end_line) for f in (*entry.findings, *entry.suppressed)),
         *((r.path, r.line) for f in (*entry.findings, *entry.suppressed) for r in f.related),
         *((p.path, p.line) for p in entry.problems),
-        *((u.path, u.line) for u in entry.unfollowed),
     ]
+    if any(call.path not in allowed for call in entry.unfollowed):
+        return False
     for where, last_line in items:
         if where not in allowed:
             return False

@@ -701,11 +701,10 @@ def _findings_of(
 
     with _deep_recursion():
         reported, walked, problems, cuts = _analyse(modules, project, settings, summaries or Summaries())
-        # Related places and cut calls are positioned together: one pass per module.
         aside = [(node, module) for item in reported for node, module, _ in (*item.route, *item.related)]
-        starts = _starts([*aside, *((cut.node, cut.module) for cut in cuts)], walked, problems)
+        starts = _starts(aside, walked, problems)
         findings = _locate(reported, walked, problems, _related_places(reported, starts))
-        unfollowed = _unfollowed_calls(cuts, starts)
+        unfollowed = _unfollowed_calls(cuts)
     findings = [f for f in findings if settings.enabled(f.code, f.path)]
     suppressed: List[Finding] = []
     if apply_noqa:
@@ -928,14 +927,19 @@ def _related_places(
     return found
 
 
-def _unfollowed_calls(cuts: List["Unfollowed"], starts: "_Starts") -> Tuple[UnfollowedCall, ...]:
-    """The distinct call sites the traces cut for a budget, sorted."""
-    found = set()
-    for cut in cuts:
-        if id(cut.node) in starts:
-            path, start = starts[id(cut.node)]
-            found.add(UnfollowedCall(path, start.line, start.column + 1, cut.reason))
+def _unfollowed_calls(cuts: List["Unfollowed"]) -> Tuple[UnfollowedCall, ...]:
+    """The distinct calls the traces cut for a budget, sorted."""
+    from idemlint.analysis import source_text
+
+    found = {
+        UnfollowedCall(cut.module.path, cut.function, source_text(cut.node, _CALL_TEXT), cut.reason)
+        for cut in cuts
+    }
     return tuple(sorted(found))
+
+
+# How much of a call's code names it among the calls not followed.
+_CALL_TEXT = 200
 
 
 _Starts = Dict[int, Tuple[str, "CodePosition"]]

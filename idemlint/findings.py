@@ -33,14 +33,16 @@ UNFOLLOWED_REASONS = (PAST_DEPTH, PAST_EVENTS)
 
 @dataclass(frozen=True, order=True)
 class UnfollowedCall:
-    """A call site the analysis did not follow, or followed only in part,
+    """A call the analysis did not follow, or followed only in part,
     because a budget ran out: ``reason`` is :data:`PAST_DEPTH` or
-    :data:`PAST_EVENTS`.  1-based, as
-    :class:`Finding`."""
+    :data:`PAST_EVENTS`.  A call is named by its module's path, the
+    function making it (dotted within the module) and its code, not by its
+    position: positioning every call cut costs more than counting them is
+    worth (two calls of the same code in one function count once)."""
 
     path: str
-    line: int
-    column: int
+    function: str
+    call: str
     reason: str
 
 

@@ -366,10 +366,10 @@ SIGNED_BUT_INVALID: Dict[str, Callable[[Dict[str, object]], bytes]] = {
     "a digest of no file": edited(dependencies=[["shop.billing", None, "0" * 32]]),
     "a malformed digest": edited(dependencies=[["shop.billing", "./shop/billing.py", "../../x"]]),
     "an unknown reason for a call not followed": lambda payload: unfollowed(
-        payload, ["./shop/billing.py", 1, 1, "tired"]
+        payload, ["./shop/billing.py", "capture", "stripe.Charge.create()", "tired"]
     ),
     "a call not followed in another file": lambda payload: unfollowed(
-        payload, ["/etc/passwd", 1, 1, "depth"]
+        payload, ["/etc/passwd", "capture", "stripe.Charge.create()", "depth"]
     ),
     "a problem with an unhashable code": lambda payload: variants(
         {"findings": [], "problems": [["shop/tasks.py", 1, 1, {}, "m"]], "suppressed": [],
