@@ -534,6 +534,27 @@ class Calls:
             made.add(resolved)
         return made.pop() if len(made) == 1 else None
 
+    def imported_constant(self, name: str, scope: "FunctionScope") -> Optional[cst.BaseExpression]:
+        """The value of a module-level constant another project module
+        defines, which the scope's module imports as ``name``
+        (``from app.urls import SEARCH_URL``), re-exports followed; its
+        own names are left unresolved."""
+        if _shadowed(scope, name):
+            return None
+        imported = scope.resolver.lookup(name)
+        for _ in range(MAX_HOPS):
+            if imported is None or "(" in imported or "[" in imported:
+                return None
+            module_name, _, constant = imported.rpartition(".")
+            module = self._module(module_name) if module_name else None
+            if module is None:
+                return None
+            index = module.index
+            if constant in index.constants and constant not in index.imports:
+                return index.constants[constant]
+            imported = index.imports.get(constant)
+        return None
+
     # -- modules ----------------------------------------------------------
 
     def _module(self, name: str) -> Optional["LoadedModule"]:

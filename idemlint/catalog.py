@@ -815,6 +815,16 @@ TOKEN_EXCHANGE_PATH_ENDINGS: Tuple[Tuple[str, ...], ...] = (
     ("sign_in",),
 )
 
+# A POST that only reads is not an effect either: a search API takes its query
+# in the body because it does not fit in a URL (Elasticsearch and OpenSearch
+# `_search` and `_msearch`, Vespa's /search/). Recognised as the exchanges
+# are: /search, /index/_search, /_msearch; /search-history, /searches/save
+# are not, and neither is a /count (a POST to one may well add to it).
+QUERY_PATH_ENDINGS: Tuple[Tuple[str, ...], ...] = (
+    ("search",),
+    ("_msearch",),
+)
+
 # Calls that join a base URL and a path: the path decides the shape.
 URL_JOIN_CALLS: Tuple[str, ...] = ("urllib.parse.urljoin", "requests.compat.urljoin")
 
@@ -834,20 +844,22 @@ def url_path_segments(url: str) -> Tuple[str, ...]:
 
 def is_token_exchange(url: str) -> bool:
     """Whether a POST to ``url`` (its literal text) asks for a token or a session."""
+    return _path_ends_in(url, _normalised(TOKEN_EXCHANGE_PATH_ENDINGS))
+
+
+def is_query(url: str) -> bool:
+    """Whether a POST to ``url`` (its literal text) is a search that only reads."""
+    return _path_ends_in(url, _normalised(QUERY_PATH_ENDINGS))
+
+
+def _path_ends_in(url: str, endings: Tuple[Tuple[str, ...], ...]) -> bool:
     segments = url_path_segments(url)
-    return any(
-        segments[-len(ending):] == ending
-        for ending in _normalised_exchange_endings()
-        if len(segments) >= len(ending)
-    )
+    return any(segments[-len(ending):] == ending for ending in endings if len(segments) >= len(ending))
 
 
-@lru_cache(maxsize=1)
-def _normalised_exchange_endings() -> Tuple[Tuple[str, ...], ...]:
-    return tuple(
-        tuple(normalise_key_spelling(segment) for segment in ending)
-        for ending in TOKEN_EXCHANGE_PATH_ENDINGS
-    )
+@lru_cache(maxsize=2)
+def _normalised(endings: Tuple[Tuple[str, ...], ...]) -> Tuple[Tuple[str, ...], ...]:
+    return tuple(tuple(normalise_key_spelling(segment) for segment in ending) for ending in endings)
 
 
 def non_idempotent_http_api(

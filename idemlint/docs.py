@@ -129,6 +129,10 @@ def catalogue_page() -> str:
         "a session and is not an effect: "
         + ", ".join(f"`/{'/'.join(ending)}`" for ending in catalog.TOKEN_EXCHANGE_PATH_ENDINGS)
         + ".",
+        "Nor is a `POST` whose URL path ends in one of these, compared the same way: a "
+        "search that takes its query in the body and only reads: "
+        + ", ".join(f"`/{'/'.join(ending)}`" for ending in catalog.QUERY_PATH_ENDINGS)
+        + ".",
         "## Keys",
         "Idempotency-key spellings, as keyword arguments or header names, compared "
         "without case, `-` or `_` (so `idempotencykey` is `idempotency_key`, "

@@ -15,6 +15,7 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_text
+from idemlint.calls import Calls
 from idemlint.names import argument, literal_text
 from idemlint.settings import Settings
 
@@ -39,10 +40,17 @@ _EntryKey = Union[str, cst.BaseExpression]
 class Knowledge:
     """The catalogue, extended by the project's settings, applied to a trace."""
 
-    def __init__(self, trace: Trace, constants: Dict[str, cst.BaseExpression], settings: Settings) -> None:
+    def __init__(
+        self,
+        trace: Trace,
+        constants: Dict[str, cst.BaseExpression],
+        settings: Settings,
+        calls: Optional[Calls] = None,
+    ) -> None:
         self.trace = trace
         self.constants = constants
         self.settings = settings
+        self.calls = calls  # for constants other project modules define
         self._assigned: Dict[Tuple[int, str], List[cst.BaseExpression]] = {}
         self._bound: Set[Tuple[int, str]] = set()  # helper parameters bound to arguments
         self._shared: Dict[str, object] = {}
@@ -188,7 +196,9 @@ class Knowledge:
         url = argument(call, effect.url_position, "url")
         url_text = self.url_text(url, event.scope) if url is not None else None
         if method in catalog.KEYABLE_HTTP_METHODS:
-            if method == "POST" and url_text is not None and catalog.is_token_exchange(url_text):
+            if method == "POST" and url_text is not None and (
+                catalog.is_token_exchange(url_text) or catalog.is_query(url_text)
+            ):
                 return None
             return effect
         if method not in catalog.IDEMPOTENT_HTTP_METHODS:
@@ -237,6 +247,9 @@ class Knowledge:
             return (left or "{}") + (right or "{}")
         if isinstance(node, cst.Name):
             value = self.visible_value(node.value, scope)
+            if value is None and self.calls is not None and (id(scope), node.value) not in self._assigned:
+                imported = self.calls.imported_constant(node.value, scope)
+                return _literal_parts(imported) if imported is not None else None
             if value is not None and value is not node:
                 return self.url_text(value, scope, depth)
             return None
@@ -488,6 +501,22 @@ class Knowledge:
             if value is not None:
                 return not is_none(value)
         return api.default_expires
+
+
+def _literal_parts(node: cst.BaseExpression) -> Optional[str]:
+    """A string constant's literal text, each part that is not literal as
+    ``{}`` (the names in another module's constant are that module's, not
+    the scope's); None when nothing in it is literal."""
+    if isinstance(node, cst.SimpleString):
+        return literal_text(node)
+    if isinstance(node, cst.FormattedString):
+        return "".join(part.value if isinstance(part, cst.FormattedStringText) else "{}" for part in node.parts)
+    if isinstance(node, (cst.ConcatenatedString, cst.BinaryOperation)):
+        if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.Add):
+            return None
+        left, right = _literal_parts(node.left), _literal_parts(node.right)
+        return None if left is None and right is None else (left or "{}") + (right or "{}")
+    return None
 
 
 def _subscript_index(target: cst.Subscript) -> Optional[cst.BaseExpression]:

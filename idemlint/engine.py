@@ -789,7 +789,7 @@ def _analyse(
                 stage = f"the trace of task `{task.name}`"
                 trace = TraceBuilder(home, task, project, summaries, calls).build()
                 unfollowed += trace.unfollowed
-                knowledge = Knowledge(trace, loaded.index.constants, settings)
+                knowledge = Knowledge(trace, loaded.index.constants, settings, calls)
                 qualified = f"{home.name}.{task.name}" if home.name else task.name
                 routes = Routes(trace, qualified)
                 for rule in task_rules:

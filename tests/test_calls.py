@@ -449,3 +449,49 @@ def test_a_branch_a_parameter_left_at_its_default_rules_out_does_not_run() -> No
     found = sorted((f.line, f.code, f.tasks) for f in lint_source(textwrap.dedent(source), "tasks.py").findings)
     # in_background leaves blocking at False: it reaches neither send.
     assert found == [(7, "IDM013", ("tasks.as_told", "tasks.right_now")), (12, "IDM013", ("tasks.as_told",))]
+
+
+def test_a_url_constant_another_module_defines_decides_the_post(tmp_path: pathlib.Path) -> None:
+    package = tmp_path / "app"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .settings import BASE\n", "utf-8")
+    (package / "settings.py").write_text(
+        'import os\nBASE = os.environ["API"]\n', "utf-8"
+    )
+    (package / "urls.py").write_text(
+        "from app import BASE\n"
+        'SEARCH_URL = f"{BASE}/orders/_search"\n'
+        'TOKEN_URL = BASE + "/oauth/token"\n'
+        'CHARGES_URL = f"{BASE}/charges"\n',
+        "utf-8",
+    )
+    (package / "tasks.py").write_text(
+        textwrap.dedent(
+            """\
+            import requests
+            from celery import shared_task
+
+            from app.urls import CHARGES_URL, SEARCH_URL, TOKEN_URL
+
+
+            @shared_task
+            def count_orders(query):
+                return requests.post(SEARCH_URL, json=query).json()
+
+
+            @shared_task
+            def refresh_token(secret):
+                return requests.post(TOKEN_URL, data={"secret": secret}).json()
+
+
+            @shared_task
+            def charge(order_id, SEARCH_URL=CHARGES_URL):
+                requests.post(CHARGES_URL, json={"order": order_id})
+                requests.post(SEARCH_URL, json={"order": order_id})
+            """
+        ),
+        "utf-8",
+    )
+    found = [(f.line, f.code, f.task) for f in lint_paths([str(tmp_path)]).findings]
+    # The parameter named like the search URL holds the charges URL: unknown, a POST.
+    assert found == [(19, "IDM002", "charge"), (20, "IDM002", "charge")]

@@ -103,6 +103,26 @@ def test_token_exchanges_are_told_by_the_last_path_segments(url: str, exchange: 
 
 
 @pytest.mark.parametrize(
+    ("url", "query"),
+    [
+        ("https://es.example.com/orders/_search", True),
+        ("/search/", True),
+        ("{}/search", True),
+        ("https://es.example.com/_msearch?typed_keys=true", True),
+        ("/orders/_count", False),
+        ("/search-history", False),
+        ("/searches/save", False),
+        ("/search/saved", False),
+        ("https://search.example.com/orders", False),
+        ("/orders?next=/search", False),
+        ("/accounts/count-visits", False),
+    ],
+)
+def test_searches_are_told_by_the_last_path_segments(url: str, query: bool) -> None:
+    assert catalog.is_query(url) is query
+
+
+@pytest.mark.parametrize(
     ("header", "delivery_id"),
     [
         ("webhook-id", True),
