@@ -23,7 +23,7 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.calls import Calls, Definition, ProjectClass, bind_arguments, closure_context, defaults_left
-from idemlint.calls import fetched_instance, known_truth, note_assigned, parameters
+from idemlint.calls import UNPARSED_METHOD, fetched_instance, known_truth, note_assigned, parameters
 from idemlint.findings import PAST_DEPTH, PAST_EVENTS
 from idemlint.names import Resolver, dotted_name, import_bindings
 from idemlint.tasks import ModuleIndex, Task
@@ -565,9 +565,15 @@ class TraceBuilder:
         when it is ours to follow: not past the depth limits (another
         module's or a method's, tighter; recorded as not followed), not back
         into a function being walked."""
-        found = self.calls.resolve(call, scope)
+        # Past the depth of methods and other modules, only a function of the
+        # same module is followed: a method there is known without parsing it.
+        found = self.calls.resolve(call, scope, parse_methods=len(self._stack) <= MAX_PROJECT_DEPTH)
         if found is None:
             return None
+        if found is UNPARSED_METHOD:  # parsed nowhere yet, so not being walked: no recursion
+            self._unfollowed(call, scope.module, scope.qualified_name, PAST_DEPTH)
+            return None
+        assert isinstance(found, Definition)
         recursive = found.function in self._stack
         far = found.module is not scope.module or found.owner is not None
         if len(self._stack) > (MAX_PROJECT_DEPTH if far else MAX_HELPER_DEPTH):

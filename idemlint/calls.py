@@ -140,6 +140,7 @@ class Calls:
         self._method_names: Dict[Tuple[int, str], AbstractSet[str]] = {}
         self._methods: Dict[Tuple[int, str], Dict[str, cst.FunctionDef]] = {}
         self._members: Dict[Tuple[int, str, str], Optional[Definition]] = {}
+        self._parse_methods = True  # see resolve
         self._orders: Dict[Tuple[int, str], List[ProjectClass]] = {}
         self._assignments: Dict[Tuple[int, str], Dict[str, List[cst.BaseExpression]]] = {}
         # How many expressions are being evaluated, one inside another (a
@@ -147,14 +148,26 @@ class Calls:
         # MAX_NESTING, code whose names refer to each other in a loop ends.
         self._nested = 0
 
-    def resolve(self, call: cst.Call, scope: "FunctionScope") -> Optional[Definition]:
-        """The project definition ``call`` runs in ``scope``, or None."""
+    def resolve(
+        self, call: cst.Call, scope: "FunctionScope", parse_methods: bool = True
+    ) -> Union[Definition, None, "UnparsedMethod"]:
+        """The project definition ``call`` runs in ``scope``, or None.
+
+        Without ``parse_methods`` (a walk too deep to follow any method), a
+        method of a class not parsed yet is not parsed: the answer is
+        UNPARSED_METHOD, all the caller needs to know."""
         func = call.func
         if isinstance(func, cst.Name) and not _bound_locally(scope, func.value):
             closure = self._closure(func.value, scope)
             if closure is not None:
                 return closure
-        found = self._receiver_walk(func, scope) or self._resolved_walk(func, scope)
+        self._parse_methods = parse_methods
+        try:
+            found = self._receiver_walk(func, scope) or self._resolved_walk(func, scope)
+        except _MethodLeftUnparsed:
+            return UNPARSED_METHOD
+        finally:
+            self._parse_methods = True
         return found if isinstance(found, Definition) else None
 
     # -- closures ---------------------------------------------------------
@@ -262,12 +275,16 @@ class Calls:
             if name in catalog.ORM_MANAGERS:
                 return Rows(value)
             method = self._method(value, name)
-            return method if method is not None and _is_classmethod(method.function) else None
+            called_on_class = method is not None and (
+                _is_classmethod(method.function) or is_staticmethod(method.function)
+            )
+            return method if called_on_class else None
         if isinstance(value, Rows):
             methods = catalog.ORM_QUERYSET_METHODS | catalog.ORM_INSTANCE_METHODS
             return Rows(value.of, name) if not value.method and name in methods else None
         if isinstance(value, Definition):
-            return None
+            # ``send_report.run(...)``: a task object's ``run`` is its function.
+            return value if name == "run" and _runs_as_a_task(value.function) else None
         return self._module_attribute(value, name, hops)
 
     def _module_attribute(self, module: "LoadedModule", name: str, hops: int) -> Optional[_Value]:
@@ -362,6 +379,8 @@ class Calls:
         """The method ``name`` of an unparsed class, parsed alone in a
         class of its own header (:meth:`Later.parse_member`)."""
         memo = (*klass.key, name)
+        if memo not in self._members and not self._parse_methods:
+            raise _MethodLeftUnparsed
         if memo not in self._members:
             statement = outline.statement
             assert isinstance(statement, ast.ClassDef)
@@ -451,12 +470,58 @@ class Calls:
             named = self._expression_value(function.returns.annotation, module, hops)
             return Instance(named) if isinstance(named, ProjectClass) else None
         found: Optional[Instance] = None
+        assigned = _local_assignments(function.body.body)
         for value in _returned_values(function.body.body):
-            made = self._expression_value(value, module, hops) if value is not None else None
+            made = self._made_by(value, assigned, module, hops) if value is not None else None
             if not isinstance(made, Instance) or not _same_class(found, made):
                 return None
             found = made
         return found
+
+    def _made_by(
+        self,
+        value: cst.BaseExpression,
+        assigned: Dict[str, List[cst.BaseExpression]],
+        module: "LoadedModule",
+        hops: int,
+    ) -> Optional[_Value]:
+        """What a returned value makes: ``Client(...)``, or ``klass()`` where
+        the local ``klass`` holds one project class (through other locals)
+        and otherwise only what a call computes (``klass = Default``, then
+        ``klass = getattr(module, name)`` from a setting: the default).  A
+        local that may also hold another class, a project's or a library's,
+        makes nothing known."""
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in assigned:
+            held = list(self._local_classes(value.func.value, assigned, module, hops, 0))
+            classes = {klass.key: klass for klass in held if klass is not None}
+            if len(classes) != 1 or None in held:
+                return None
+            return Instance(next(iter(classes.values())))
+        return self._expression_value(value, module, hops)
+
+    def _local_classes(
+        self,
+        name: str,
+        assigned: Dict[str, List[cst.BaseExpression]],
+        module: "LoadedModule",
+        hops: int,
+        depth: int,
+    ) -> Iterator[Optional[ProjectClass]]:
+        """The project classes the local ``name`` may hold; None for a class
+        that is not the project's (a name that resolves elsewhere); nothing
+        for a call's result, which cannot be seen."""
+        if depth > MAX_HOPS:
+            yield None
+            return
+        for value in assigned.get(name, ()):
+            if isinstance(value, cst.Name) and value.value in assigned:
+                yield from self._local_classes(value.value, assigned, module, hops, depth + 1)
+                continue
+            found = self._expression_value(value, module, hops)
+            if isinstance(found, ProjectClass):
+                yield found
+            elif not isinstance(value, cst.Call):
+                yield None
 
     # -- library objects the project builds -------------------------------
 
@@ -562,8 +627,55 @@ class Calls:
         return self.project.load(name) if self.project is not None else None
 
 
+class UnparsedMethod:
+    """What :meth:`Calls.resolve` answers for a method it was asked not to parse."""
+
+
+UNPARSED_METHOD = UnparsedMethod()
+
+
+class _MethodLeftUnparsed(Exception):
+    """A resolution reached a method it was asked not to parse."""
+
+
 # What :meth:`Calls._library_step` says of a name no project module starts.
 _IN_A_LIBRARY = object()
+
+
+def _local_assignments(statements: Statements) -> Dict[str, List[cst.BaseExpression]]:
+    """Every value each local name is assigned in a body (its nested blocks
+    too, not its nested functions)."""
+    found: Dict[str, List[cst.BaseExpression]] = {}
+    for statement in statements:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign):
+                    for target in small.targets:
+                        if isinstance(target.target, cst.Name):
+                            found.setdefault(target.target.value, []).append(small.value)
+        elif isinstance(statement, cst.BaseCompoundStatement):
+            for block in _blocks(statement):
+                for name, values in _local_assignments(block).items():
+                    found.setdefault(name, []).extend(values)
+    return found
+
+
+def _runs_as_a_task(function: cst.FunctionDef) -> bool:
+    """Whether ``function.run`` is the function itself: a decorated function
+    (a task object has ``run``; a plain function has no attribute of that
+    name), not a bound task (whose ``run`` passes the task as ``self``)."""
+    return bool(function.decorators) and not any(
+        isinstance(d.decorator, cst.Call)
+        and any(
+            arg.keyword is not None and arg.keyword.value == "bind" and not _literal_false(arg.value)
+            for arg in d.decorator.args
+        )
+        for d in function.decorators
+    )
+
+
+def _literal_false(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "False"
 
 
 def _made_locally(statements: Statements) -> Iterator[Tuple[str, cst.BaseExpression]]:

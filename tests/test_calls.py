@@ -31,7 +31,7 @@ from idemlint.tasks import find_tasks, task_decorators
 PROJECTS = pathlib.Path(__file__).parent / "projects"
 FORMS = [
     "calls_inherited", "calls_module_instance", "calls_instance_attributes", "calls_factories",
-    "calls_closures", "calls_orm", "calls_library_objects",
+    "calls_closures", "calls_orm", "calls_library_objects", "calls_dispatch",
 ]
 EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>IDM\d{3}(?:\s*,\s*IDM\d{3})*)")
 FINDING = re.compile(r"^(?P<path>.+?):(?P<line>\d+):\d+: (?P<code>IDM\d{3}) ")
@@ -495,3 +495,13 @@ def test_a_url_constant_another_module_defines_decides_the_post(tmp_path: pathli
     found = [(f.line, f.code, f.task) for f in lint_paths([str(tmp_path)]).findings]
     # The parameter named like the search URL holds the charges URL: unknown, a POST.
     assert found == [(19, "IDM002", "charge"), (20, "IDM002", "charge")]
+
+
+def test_a_factory_default_a_static_method_and_an_inline_run_name_their_tasks() -> None:
+    findings = lint_paths([str(PROJECTS / "calls_dispatch")]).findings
+    named = {(pathlib.Path(f.path).name, f.code): sorted(f.tasks) for f in findings}
+    assert named == {
+        ("managers.py", "IDM013"): ["alerts.tasks.alert"],
+        ("coordination.py", "IDM002"): ["alerts.tasks.finish_batch"],
+        ("tasks.py", "IDM013"): ["alerts.tasks.post_digest", "alerts.tasks.post_to_slack"],
+    }

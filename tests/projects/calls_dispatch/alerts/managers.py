@@ -1,0 +1,40 @@
+"""Notification managers and the factories that pick one."""
+
+import importlib
+
+from django.conf import settings
+from django.core.mail import send_mail
+from logging import Handler
+
+
+class EmailManager:
+    def notify(self, address, text):
+        send_mail("Alert", text, None, [address])  # expect: IDM013
+
+
+class QuietManager:
+    def notify(self, address, text):
+        return (address, text)
+
+
+def get_manager():
+    default = EmailManager
+    manager_class = default
+    if isinstance(getattr(settings, "ALERT_MANAGER", None), str):
+        module_name, _, class_name = settings.ALERT_MANAGER.rpartition(".")
+        manager_class = getattr(importlib.import_module(module_name), class_name)
+    return manager_class()
+
+
+def get_either(quiet):
+    manager_class = EmailManager
+    if quiet:
+        manager_class = QuietManager
+    return manager_class()
+
+
+def get_or_handler(plain):
+    manager_class = EmailManager
+    if plain:
+        manager_class = Handler
+    return manager_class()

@@ -1,0 +1,45 @@
+"""Tasks that reach their effects through picked classes and inline runs."""
+
+import os
+
+from celery import shared_task
+from slack_sdk import WebClient
+
+from alerts.coordination import Coordination
+from alerts.managers import get_either, get_manager, get_or_handler
+
+
+@shared_task
+def alert(address, text):
+    get_manager().notify(address, text)
+
+
+@shared_task
+def alert_either(address, text, quiet):
+    get_either(quiet).notify(address, text)
+
+
+@shared_task
+def alert_or_log(address, text, plain):
+    get_or_handler(plain).notify(address, text)
+
+
+@shared_task
+def finish_batch(batch_id):
+    Coordination.report(batch_id)
+
+
+@shared_task
+def post_to_slack(channel, text):
+    WebClient(token=os.environ["SLACK_TOKEN"]).chat_postMessage(channel=channel, text=text)  # expect: IDM013
+
+
+@shared_task(bind=True)
+def post_bound(self, channel, text):
+    return (self.request.id, channel, text)
+
+
+@shared_task
+def post_digest(channel, lines):
+    post_to_slack.run(channel, "\n".join(lines))
+    post_bound.run(channel, "digest")
