@@ -119,6 +119,7 @@ class Event:
     discarded: bool = False
     exits: bool = False
     caught: Tuple[str, ...] = ()
+    followed: bool = False  # a call into project code the trace walks
 
 
 @dataclass(frozen=True)
@@ -556,7 +557,9 @@ class TraceBuilder:
                 # A library object built in another project module
                 # (``from app.extensions import mail``) is called as the library's.
                 callee = self.calls.library_callee(call.func, scope) or callee
-            self._emit("call", call, scope, path, callee=callee, discarded=call is discarded)
+            self._emit(
+                "call", call, scope, path, callee=callee, discarded=call is discarded, followed=helper is not None
+            )
             if helper is not None:
                 self._enter_helper(call, helper, path, scope)
 

@@ -194,15 +194,11 @@ class Calls:
     def _receiver_walk(self, func: cst.BaseExpression, scope: "FunctionScope") -> Optional[_Value]:
         """A call on ``self``/``cls`` (``self.m()``, ``self.client.send()``)
         or ``super()``, walked from the class the method runs for."""
-        parts: List[str] = []
-        node = func
-        while isinstance(node, cst.Attribute):
-            parts.insert(0, node.attr.value)
-            node = node.value
+        node, parts, calls = _spelled_chain(func)
         if not parts or scope.instance is None:
             return None
         if isinstance(node, cst.Name) and _is_self(scope, node.value):
-            return self._walk_parts(Instance(scope.instance), parts)
+            return self._walk_parts(Instance(scope.instance), parts, 0, calls)
         if _is_super(node) and len(parts) == 1:
             return self._method(scope.instance, parts[0], self._defining_class(scope), below=True)
         return None
@@ -231,15 +227,18 @@ class Calls:
         if resolved is None:
             return None
         parts = resolved.split(".")
+        calls = _spelled_chain(func)[2]
         if _defines(scope.module, _base(parts[0])):
-            return self._walk_parts(scope.module, parts)
+            return self._walk_parts(scope.module, parts, 0, calls)
         if bound or scope.resolver.lookup(head) is not None:
-            return self._walk_absolute(parts, 0)
+            return self._walk_absolute(parts, 0, calls)
         return None
 
     # -- the walk ---------------------------------------------------------
 
-    def _walk_absolute(self, parts: Sequence[str], hops: int) -> Optional[_Value]:
+    def _walk_absolute(
+        self, parts: Sequence[str], hops: int, calls: Sequence[cst.Call] = ()
+    ) -> Optional[_Value]:
         """A dotted name that starts with a module's name (``pkg.mod.f``)."""
         if self.project is None or hops > MAX_HOPS:
             return None
@@ -250,19 +249,30 @@ class Calls:
                 continue
             module = self._module(".".join(parts[:cut]))
             if module is not None:
-                return self._walk_parts(module, parts[cut:], hops)
+                return self._walk_parts(module, parts[cut:], hops, calls)
         return None
 
-    def _walk_parts(self, value: _Value, parts: Sequence[str], hops: int = 0) -> Optional[_Value]:
+    def _walk_parts(
+        self, value: _Value, parts: Sequence[str], hops: int = 0, calls: Sequence[cst.Call] = ()
+    ) -> Optional[_Value]:
+        """Step through ``parts``; ``calls`` are the calls the code spells at
+        the last ``()`` of the parts (a binding may have added others
+        before them), whose literal arguments can decide what a factory
+        returns."""
         current: Optional[_Value] = value
+        calls_made = sum(_suffixes(part).count("()") for part in parts)
+        unspelled = calls_made - len(calls)
+        made = 0
         for part in parts:
             if current is None:
                 return None
             current = self._attribute(current, _base(part), hops)
             for suffix in _suffixes(part):
-                if current is None:
+                if current is None or suffix != "()":
                     return None
-                current = self._called(current, hops) if suffix == "()" else None
+                call = calls[made - unspelled] if made >= unspelled else None
+                current = self._called(current, hops, call)
+                made += 1
         return current
 
     def _attribute(self, value: _Value, name: str, hops: int) -> Optional[_Value]:
@@ -300,13 +310,13 @@ class Calls:
             return self._walk_absolute(index.imports[name].split("."), hops + 1)
         return self._module(f"{module.name}.{name}")
 
-    def _called(self, value: _Value, hops: int) -> Optional[_Value]:
+    def _called(self, value: _Value, hops: int, call: Optional[cst.Call] = None) -> Optional[_Value]:
         """What calling a value gives: a class makes an instance, a factory
-        function returns one."""
+        function returns one (``call``'s literal arguments may decide which)."""
         if isinstance(value, ProjectClass):
             return Instance(value)
         if isinstance(value, Definition):
-            return self._returned_instance(value, hops + 1)
+            return self._returned_instance(value, hops + 1, call)
         if isinstance(value, Rows) and value.method in catalog.ORM_QUERYSET_METHODS:
             return Rows(value.of)
         if isinstance(value, Rows) and value.method in catalog.ORM_INSTANCE_METHODS:
@@ -461,9 +471,13 @@ class Calls:
 
     # -- factories --------------------------------------------------------
 
-    def _returned_instance(self, definition: Definition, hops: int) -> Optional[Instance]:
+    def _returned_instance(
+        self, definition: Definition, hops: int, call: Optional[cst.Call] = None
+    ) -> Optional[Instance]:
         """The project instance a function returns: its return annotation's
-        class, else the one class every ``return`` makes."""
+        class, else the one class every ``return`` makes that the literal
+        arguments of ``call`` let run (``manager("mail")`` runs only the
+        branch ``if kind == "mail": return MailManager()``)."""
         function = definition.function
         module = definition.module
         if function.returns is not None:
@@ -471,7 +485,10 @@ class Calls:
             return Instance(named) if isinstance(named, ProjectClass) else None
         found: Optional[Instance] = None
         assigned = _local_assignments(function.body.body)
-        for value in _returned_values(function.body.body):
+        known = {
+            name: value for name, value in _literal_arguments(definition, call).items() if name not in assigned
+        }
+        for value in _reachable_returns(function.body.body, known):
             made = self._made_by(value, assigned, module, hops) if value is not None else None
             if not isinstance(made, Instance) or not _same_class(found, made):
                 return None
@@ -658,6 +675,133 @@ def _local_assignments(statements: Statements) -> Dict[str, List[cst.BaseExpress
                 for name, values in _local_assignments(block).items():
                     found.setdefault(name, []).extend(values)
     return found
+
+
+def _spelled_chain(
+    func: cst.BaseExpression,
+) -> Tuple[cst.BaseExpression, List[str], List[cst.Call]]:
+    """The name a callee starts with, the parts after it (``()`` marking a
+    call) and those calls, in order: ``self.manager("mail").send`` is
+    ``self``, ``["manager()", "send"]`` and the call ``manager("mail")``."""
+    parts: List[str] = []
+    calls: List[cst.Call] = []
+    node = func
+    pending = ""
+    while isinstance(node, (cst.Attribute, cst.Call)) and not _is_super(node):
+        if isinstance(node, cst.Call):
+            calls.insert(0, node)
+            pending += "()"
+            node = node.func
+            continue
+        parts.insert(0, node.attr.value + pending)
+        pending = ""
+        node = node.value
+    return node, parts if not pending else [], calls
+
+
+_Literal = Union[str, float, bool, None]
+
+
+def _literal_arguments(definition: Definition, call: Optional[cst.Call]) -> Dict[str, _Literal]:
+    """The parameters ``call`` fills in with a literal (nothing is known
+    behind a ``*args`` or ``**kwargs`` splat)."""
+    if call is None or any(arg.star for arg in call.args):
+        return {}
+    known: Dict[str, _Literal] = {}
+    for name, value in bind_arguments(parameters(definition), call):
+        literal, found = _literal_value(value)
+        if found:
+            known[name] = literal
+    return known
+
+
+def _literal_value(node: cst.BaseExpression) -> Tuple[_Literal, bool]:
+    """A literal's value, and whether the node is one."""
+    if isinstance(node, cst.SimpleString):
+        text = literal_text(node)
+        return text, text is not None
+    if isinstance(node, (cst.Integer, cst.Float)):
+        number = literal_number(node)
+        return number, number is not None
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[node.value], True
+    return None, False
+
+
+def _reachable_returns(statements: Statements, known: Dict[str, _Literal]) -> Iterator[Optional[cst.BaseExpression]]:
+    """What each ``return`` of a body that can run returns: an ``if`` the
+    known parameters decide runs one branch, and nothing after a block that
+    always returns runs (without known parameters, every ``return``)."""
+    for statement in statements:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Return):
+                    yield small.value
+            if _ends_the_function(statement):
+                return
+        elif isinstance(statement, cst.If):
+            branch = _decided_branch(statement, known)
+            if branch is None:
+                for block in _blocks(statement):
+                    yield from _reachable_returns(block, known)
+                continue
+            yield from _reachable_returns(branch, known)
+            if branch and _ends_the_function(branch[-1]):
+                return
+        elif isinstance(statement, cst.BaseCompoundStatement):
+            for block in _blocks(statement):
+                yield from _reachable_returns(block, known)
+
+
+def _decided_branch(statement: cst.If, known: Dict[str, _Literal]) -> Optional[Statements]:
+    """The block an ``if`` (and its ``elif`` chain) runs, when the known
+    parameters decide every test on the way to it; None when not known."""
+    current: Union[cst.If, cst.Else, None] = statement
+    while isinstance(current, cst.If):
+        truth = _decided(current.test, known)
+        if truth is None:
+            return None
+        if truth:
+            return current.body.body
+        current = current.orelse
+    return current.body.body if isinstance(current, cst.Else) else ()
+
+
+def _decided(test: cst.BaseExpression, known: Dict[str, _Literal]) -> Optional[bool]:
+    """Whether a test on known parameters holds: ``kind == "mail"``,
+    ``kind != "mail"``, ``kind in ("mail", "sms")``, ``kind``, ``not kind``."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _decided(test.expression, known)
+        return None if inner is None else not inner
+    if isinstance(test, cst.Name) and test.value in known:
+        return bool(known[test.value])
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return None
+    left, (target,) = test.left, test.comparisons
+    right = target.comparator
+    if isinstance(right, cst.Name) and right.value in known and not isinstance(left, cst.Name):
+        left, right = right, left
+    if not isinstance(left, cst.Name) or left.value not in known:
+        return None
+    value = known[left.value]
+    operator = target.operator
+    if isinstance(operator, (cst.Equal, cst.NotEqual)):
+        other, literal = _literal_value(right)
+        if not literal:
+            return None
+        return (value == other) is isinstance(operator, cst.Equal)
+    if isinstance(operator, (cst.In, cst.NotIn)) and isinstance(right, (cst.Tuple, cst.List, cst.Set)):
+        options = [_literal_value(element.value) for element in right.elements]
+        if not all(literal for _, literal in options):
+            return None
+        return (value in [option for option, _ in options]) is isinstance(operator, cst.In)
+    return None
+
+
+def _ends_the_function(statement: Union[cst.BaseStatement, cst.BaseSmallStatement]) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and any(
+        isinstance(small, (cst.Return, cst.Raise)) for small in statement.body
+    )
 
 
 def _runs_as_a_task(function: cst.FunctionDef) -> bool:

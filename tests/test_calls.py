@@ -501,7 +501,8 @@ def test_a_factory_default_a_static_method_and_an_inline_run_name_their_tasks() 
     findings = lint_paths([str(PROJECTS / "calls_dispatch")]).findings
     named = {(pathlib.Path(f.path).name, f.code): sorted(f.tasks) for f in findings}
     assert named == {
-        ("managers.py", "IDM013"): ["alerts.tasks.alert"],
+        ("managers.py", "IDM013"): ["alerts.tasks.alert", "alerts.tasks.mail_customer"],
+        ("managers.py", "IDM002"): ["alerts.tasks.text_customer"],
         ("coordination.py", "IDM002"): ["alerts.tasks.finish_batch"],
         ("tasks.py", "IDM013"): ["alerts.tasks.post_digest", "alerts.tasks.post_to_slack"],
     }

@@ -2,6 +2,8 @@
 
 import importlib
 
+import requests
+
 from django.conf import settings
 from django.core.mail import send_mail
 from logging import Handler
@@ -38,3 +40,32 @@ def get_or_handler(plain):
     if plain:
         manager_class = Handler
     return manager_class()
+
+
+class SmsManager:
+    def notify(self, number, text):
+        requests.post("https://sms.example/messages", json={"to": number, "text": text})  # expect: IDM002
+
+
+class Dispatcher:
+    def manager(self, kind):
+        if kind == "mail":
+            return EmailManager()
+        if kind in ("sms", "text"):
+            return SmsManager()
+        return QuietManager()
+
+    def send_sms(self, number, text):
+        self.manager("sms").notify(number, text)
+
+    def send_quietly(self, address, text):
+        self.manager("log").notify(address, text)
+
+    def send_any(self, kind, address, text):
+        self.manager(kind).notify(address, text)
+
+
+def manager_for(kind):
+    if kind != "mail":
+        return QuietManager()
+    return EmailManager()

@@ -6,7 +6,7 @@ from celery import shared_task
 from slack_sdk import WebClient
 
 from alerts.coordination import Coordination
-from alerts.managers import get_either, get_manager, get_or_handler
+from alerts.managers import Dispatcher, get_either, get_manager, get_or_handler, manager_for
 
 
 @shared_task
@@ -43,3 +43,20 @@ def post_bound(self, channel, text):
 def post_digest(channel, lines):
     post_to_slack.run(channel, "\n".join(lines))
     post_bound.run(channel, "digest")
+
+
+@shared_task
+def text_customer(number, text):
+    Dispatcher().send_sms(number, text)
+
+
+@shared_task
+def log_customer(address, text):
+    Dispatcher().send_quietly(address, text)
+    Dispatcher().send_any("sms", address, text)
+    manager_for("log").notify(address, text)
+
+
+@shared_task
+def mail_customer(address, text):
+    manager_for("mail").notify(address, text)
