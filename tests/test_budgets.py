@@ -16,7 +16,7 @@ from typing import Dict, List
 import pytest
 
 from conftest import RunCli
-from test_calls import expectations, reported
+from expectations import expectations, reported
 
 from idemlint import analysis, engine
 

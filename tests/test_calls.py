@@ -11,7 +11,6 @@ summary is keyed on.
 from __future__ import annotations
 
 import pathlib
-import re
 import shutil
 import textwrap
 from typing import List, Set, Tuple
@@ -20,6 +19,7 @@ import libcst as cst
 import pytest
 
 from conftest import RunCli
+from expectations import expectations, reported
 
 from idemlint import lint_paths, lint_source
 from idemlint.analysis import TraceBuilder
@@ -33,26 +33,8 @@ FORMS = [
     "calls_inherited", "calls_module_instance", "calls_instance_attributes", "calls_factories",
     "calls_closures", "calls_orm", "calls_library_objects", "calls_dispatch",
 ]
-EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>IDM\d{3}(?:\s*,\s*IDM\d{3})*)")
-FINDING = re.compile(r"^(?P<path>.+?):(?P<line>\d+):\d+: (?P<code>IDM\d{3}) ")
 
 
-def expectations(root: pathlib.Path) -> List[Tuple[str, int, str]]:
-    found = []
-    for path in sorted(root.rglob("*.py")):
-        for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
-            match = EXPECT.search(line)
-            if match:
-                found += [(str(path), number, code) for code in re.split(r"\s*,\s*", match["codes"])]
-    return sorted(found)
-
-
-def reported(output: str) -> List[Tuple[str, int, str]]:
-    return sorted(
-        (match["path"], int(match["line"]), match["code"])
-        for match in map(FINDING.match, output.splitlines())
-        if match
-    )
 
 
 @pytest.mark.parametrize("form", FORMS)

@@ -3,24 +3,14 @@
 from __future__ import annotations
 
 import pathlib
-import re
-from typing import List, Tuple
+
+from expectations import expectations
 
 from idemlint import lint_paths, lint_source
 from idemlint.findings import Related
 
 PROJECT = pathlib.Path(__file__).parent / "projects" / "shop"
-EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>IDM\d{3}(?:\s*,\s*IDM\d{3})*)")
 
-
-def expectations(root: pathlib.Path) -> List[Tuple[str, int, str]]:
-    found = []
-    for path in sorted(root.rglob("*.py")):
-        for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
-            match = EXPECT.search(line)
-            if match:
-                found += [(str(path), number, code) for code in re.split(r"\s*,\s*", match["codes"])]
-    return sorted(found)
 
 
 def test_findings_in_other_modules_are_reported_where_they_are() -> None:

@@ -8,7 +8,6 @@ look-alikes that make no task.  ``# expect: IDMnnn`` marks every finding."""
 from __future__ import annotations
 
 import pathlib
-import re
 import textwrap
 from typing import List, Tuple
 
@@ -16,6 +15,7 @@ import libcst as cst
 import pytest
 
 from conftest import RunCli
+from expectations import expectations, reported
 
 from idemlint import engine
 from idemlint.cache import DIRECTORY_NAME
@@ -30,26 +30,8 @@ FORMS = [
     "task_bases", "task_class_options", "send_by_name", "tasks_in_bodies", "enqueue_splats",
     "namespace_portions",
 ]
-EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>IDM\d{3}(?:\s*,\s*IDM\d{3})*)")
-FINDING = re.compile(r"^(?P<path>.+?):(?P<line>\d+):\d+: (?P<code>IDM\d{3}) ")
 
 
-def expectations(root: pathlib.Path) -> List[Tuple[str, int, str]]:
-    found = []
-    for path in sorted(root.rglob("*.py")):
-        for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
-            match = EXPECT.search(line)
-            if match:
-                found += [(str(path), number, code) for code in re.split(r"\s*,\s*", match["codes"])]
-    return sorted(found)
-
-
-def reported(output: str) -> List[Tuple[str, int, str]]:
-    return sorted(
-        (match["path"], int(match["line"]), match["code"])
-        for match in map(FINDING.match, output.splitlines())
-        if match
-    )
 
 
 @pytest.mark.parametrize("form", FORMS)
