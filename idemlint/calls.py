@@ -598,18 +598,18 @@ class Calls:
     def _library_made(self, module: "LoadedModule", name: str) -> Optional[str]:
         """What every ``return`` of the project function ``name`` makes, when
         that is one library object (``return WebClient(token=...)``, or a
-        local it was assigned to first; ``return None`` aside)."""
+        local assigned only that; ``return None`` aside)."""
         function = module.index.functions.get(name)
         if function is None:
             return None
         resolver = module.index.resolver()
-        locals_made = dict(_made_locally(function.body.body))
+        assigned = _local_assignments(function.body.body)
         made: Set[str] = set()
         for value in _returned_values(function.body.body):
             if value is None or (isinstance(value, cst.Name) and value.value == "None"):
                 continue
-            if isinstance(value, cst.Name) and value.value in locals_made:
-                value = locals_made[value.value]
+            if isinstance(value, cst.Name) and len(assigned.get(value.value, ())) == 1:
+                value = assigned[value.value][0]
             resolved = resolver.resolve(value) if isinstance(value, cst.Call) else None
             if resolved is None or self._library_step(resolved) is not _IN_A_LIBRARY:
                 return None
@@ -820,18 +820,6 @@ def _runs_as_a_task(function: cst.FunctionDef) -> bool:
 
 def _literal_false(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "False"
-
-
-def _made_locally(statements: Statements) -> Iterator[Tuple[str, cst.BaseExpression]]:
-    """``name = <call>`` among a body's top-level statements (the last one
-    of a name wins when made into a dict)."""
-    for statement in statements:
-        if isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call):
-                    for target in small.targets:
-                        if isinstance(target.target, cst.Name):
-                            yield target.target.value, small.value
 
 
 def _same_class(found: Optional[Instance], made: Instance) -> bool:

@@ -486,15 +486,13 @@ class Later:
         """The class of ``segment`` with ``member`` (a statement of its body)
         as its only member: its header's lines and the member's, parsed
         together.  A method called on a class of thousands of lines costs
-        the method's parse, not the class's.  None when the body starts on
-        the header's line."""
+        the method's parse, not the class's (a class with a method has an
+        indented body, below its header)."""
         klass = segment.definition()
         if not isinstance(klass, ast.ClassDef) or member not in klass.body:
             return None
         body = klass.body
         header_end = _starts(body[0]) - 1
-        if header_end < klass.lineno:
-            return None
         place = body.index(member)
         end = _starts(body[place + 1]) - 1 if place + 1 < len(body) else segment.last_line
         lines = self._lines
