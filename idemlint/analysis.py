@@ -120,6 +120,9 @@ class Event:
     exits: bool = False
     caught: Tuple[str, ...] = ()
     followed: bool = False  # a call into project code the trace walks
+    # The project task the call enqueues, or runs inline where the walk
+    # does not follow it (see idemlint.subtasks).
+    enqueued: Optional[Definition] = None
 
 
 @dataclass(frozen=True)
@@ -557,11 +560,25 @@ class TraceBuilder:
                 # A library object built in another project module
                 # (``from app.extensions import mail``) is called as the library's.
                 callee = self.calls.library_callee(call.func, scope) or callee
+            enqueued = self._enqueued(call, scope) if helper is None else None
             self._emit(
-                "call", call, scope, path, callee=callee, discarded=call is discarded, followed=helper is not None
+                "call", call, scope, path, callee=callee, discarded=call is discarded,
+                followed=helper is not None, enqueued=enqueued,
             )
             if helper is not None:
                 self._enter_helper(call, helper, path, scope)
+
+    def _enqueued(self, call: cst.Call, scope: FunctionScope) -> Optional[Definition]:
+        """The project task a call enqueues (or runs inline, unfollowed),
+        other than the task this trace is of (a task enqueueing itself
+        retries or continues: IDM008's concern)."""
+        func = call.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in catalog.ENQUEUEING_METHODS:
+            return None
+        found = self.calls.enqueued(call, scope)
+        if found is None or found.function is self.task.function:
+            return None
+        return found
 
     def _helper(self, call: cst.Call, scope: FunctionScope) -> Optional[Definition]:
         """The project definition a call runs (see :mod:`idemlint.calls`),

@@ -52,6 +52,9 @@ if TYPE_CHECKING:
 # resolution may pass through: a cycle of imports ends here.
 MAX_HOPS = 8
 MAX_NESTING = 24
+# How many calls a chain of factories (``a().b().c().m``) may make before
+# the method it names.
+MAX_CALL_CHAIN = 4
 # Decorators that make a method an attribute read (``self.client.send()``
 # runs what the ``client`` property returns).
 PROPERTIES = ("property", "cached_property")
@@ -169,6 +172,62 @@ class Calls:
         finally:
             self._parse_methods = True
         return found if isinstance(found, Definition) else None
+
+    def enqueued(self, call: cst.Call, scope: "FunctionScope") -> Optional[Definition]:
+        """The project task ``call`` enqueues or runs: ``t.delay()``,
+        ``t.apply_async()``, ``t.s(...).apply_async()``, Dramatiq's
+        ``t.send()``, taskiq's ``t.kiq()``, ``t.run()``, or RQ's
+        ``queue.enqueue(t, ...)`` and its relatives (the task named by an
+        argument).  Only a decorated function has the task methods; RQ
+        runs any function it is handed."""
+        func = call.func
+        if not isinstance(func, cst.Attribute):
+            return None
+        method = func.attr.value
+        if method in catalog.TASK_OBJECT_METHODS:
+            receiver = func.value
+            if (
+                isinstance(receiver, cst.Call)
+                and isinstance(receiver.func, cst.Attribute)
+                and receiver.func.attr.value in catalog.SIGNATURE_METHODS
+                and method in catalog.SIGNATURE_RUNNERS
+            ):
+                receiver = receiver.func.value
+            found = self.value_of(receiver, scope)
+            if isinstance(found, Definition) and found.owner is None and found.function.decorators:
+                return found
+            return None
+        handing = next((e for e in catalog.QUEUE_ENQUEUE_CALLS if e.method == method and not e.by_name), None)
+        if handing is None:
+            return None
+        handed = argument(call, handing.function_position, handing.function_keyword)
+        found = self.value_of(handed, scope) if handed is not None else None
+        return found if isinstance(found, Definition) else None
+
+    def waits_for_commit(self, definition: Definition, base: Optional[cst.BaseExpression]) -> bool:
+        """Whether enqueueing the task ``definition`` is waits for the
+        database transaction to commit: the project class its decorator
+        names as ``base=`` has an ``apply_async`` that hands the enqueue to
+        ``transaction.on_commit`` (``delay`` calls ``apply_async``)."""
+        klass = self._expression_value(base, definition.module, 0) if base is not None else None
+        if not isinstance(klass, ProjectClass):
+            return False
+        method = self._method(klass, "apply_async")
+        if method is None:
+            return False
+        resolver = method.module.index.resolver()
+        return any(
+            catalog.matches_any(catalog.COMMIT_HOOKS, resolver.resolve(call.func))
+            for call in _calls_in(method.function)
+        )
+
+    def value_of(self, expression: cst.BaseExpression, scope: "FunctionScope") -> Optional[_Value]:
+        """What a name or attribute written in ``scope`` is, when it is a
+        project value (a function, a class, an instance, a module)."""
+        try:
+            return self._receiver_walk(expression, scope) or self._resolved_walk(expression, scope)
+        except _MethodLeftUnparsed:  # not raised while methods may be parsed
+            return None
 
     # -- closures ---------------------------------------------------------
 
@@ -474,22 +533,31 @@ class Calls:
     def _returned_instance(
         self, definition: Definition, hops: int, call: Optional[cst.Call] = None
     ) -> Optional[Instance]:
-        """The project instance a function returns: its return annotation's
-        class, else the one class every ``return`` makes that the literal
-        arguments of ``call`` let run (``manager("mail")`` runs only the
-        branch ``if kind == "mail": return MailManager()``)."""
+        """The project instance a function returns: the one class every
+        ``return`` makes that the literal arguments of ``call`` let run
+        (``manager("mail")`` runs only the branch ``if kind == "mail":
+        return MailManager()``), else its return annotation's class.  The
+        returns come first: an annotation often names the base class
+        (or, wrongly, ``type[Base]``) of the subclass a branch makes."""
         function = definition.function
         module = definition.module
-        if function.returns is not None:
-            named = self._expression_value(function.returns.annotation, module, hops)
-            return Instance(named) if isinstance(named, ProjectClass) else None
+        made = self._made_by_every_return(definition, hops, call)
+        if made is not None or function.returns is None:
+            return made
+        named = self._expression_value(function.returns.annotation, module, hops)
+        return Instance(named) if isinstance(named, ProjectClass) else None
+
+    def _made_by_every_return(
+        self, definition: Definition, hops: int, call: Optional[cst.Call]
+    ) -> Optional[Instance]:
+        function = definition.function
         found: Optional[Instance] = None
         assigned = _local_assignments(function.body.body)
         known = {
             name: value for name, value in _literal_arguments(definition, call).items() if name not in assigned
         }
         for value in _reachable_returns(function.body.body, known):
-            made = self._made_by(value, assigned, module, hops) if value is not None else None
+            made = self._made_by(value, assigned, definition.module, hops) if value is not None else None
             if not isinstance(made, Instance) or not _same_class(found, made):
                 return None
             found = made
@@ -978,6 +1046,18 @@ def _blocks(statement: cst.BaseStatement) -> Iterator[Statements]:
         yield finalbody.body.body
 
 
+def _calls_in(function: cst.FunctionDef) -> Iterator[cst.Call]:
+    """Every call written in a function's body, nested ones included."""
+    found: List[cst.Call] = []
+
+    class _Collector(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            found.append(node)
+
+    function.body.visit(_Collector())
+    return iter(found)
+
+
 def _definitions_in(statements: Statements) -> Iterator[cst.FunctionDef]:
     """Functions defined in a body (in its nested blocks too, not in its
     nested functions), in order: a later one of a name wins."""
@@ -1041,12 +1121,15 @@ def _suffixes(part: str) -> List[str]:
 
 def _may_define_a_call(rest: Sequence[str]) -> bool:
     """Whether what follows a module's name can name a project function:
-    ``f``, ``X.m`` (X a class, an instance or a factory call), or a method
-    of a fetched model instance (an attribute of an instance made elsewhere,
-    ``X().attr.m``, is most often a model's relation: not looked into).
-    ``models.Order.objects.filter`` cannot, and does not make the models
-    module parsed."""
-    return len(rest) <= 2 or _fetched(rest)
+    ``f``, ``X.m`` (X a class, an instance or a factory call), a method of
+    what a chain of calls returns (``get_manager().manager("mail").send``),
+    or a method of a fetched model instance (an attribute of an instance
+    made elsewhere, ``X().attr.m``, is most often a model's relation: not
+    looked into).  ``models.Order.objects.filter`` cannot, and does not make
+    the models module parsed."""
+    if len(rest) <= 2 or _fetched(rest):
+        return True
+    return len(rest) <= MAX_CALL_CHAIN and all(part.endswith("()") for part in rest[:-1])
 
 
 def _fetched(rest: Sequence[str]) -> bool:

@@ -798,6 +798,63 @@ class NonIdempotentHttpApi:
 
 NON_IDEMPOTENT_HTTP_APIS: Tuple[NonIdempotentHttpApi, ...] = ()
 
+@dataclass(frozen=True)
+class HttpMessageApi:
+    """A service whose HTTP API, called directly, sends a message that no
+    key can dedupe: a POST to a URL whose literal text matches ``url`` (a
+    case-insensitive glob; an expression inside the URL is ``{}``) is a
+    non-keyable effect with ``label`` (IDM013), not an unkeyed call
+    (IDM002).  ``read`` is the page the endpoint was read from."""
+
+    url: str
+    label: str
+    read: str
+
+
+HTTP_MESSAGE_APIS: Tuple[HttpMessageApi, ...] = (
+    HttpMessageApi("https://slack.com/api/chat.{postMessage,postEphemeral,scheduleMessage,meMessage}*",
+                   "Slack message", "api.slack.com/methods (chat.postMessage: no dedup parameter)"),
+    HttpMessageApi("https://hooks.slack.com/*", "Slack message",
+                   "api.slack.com/messaging/webhooks (incoming webhooks: no dedup)"),
+    HttpMessageApi("https://{discord.com,discordapp.com}/api/webhooks/*", "Discord message",
+                   "discord.com/developers/docs/resources/webhook (Execute Webhook)"),
+    HttpMessageApi("https://api.telegram.org/bot*/send*", "Telegram message",
+                   "core.telegram.org/bots/api (sendMessage and the other send methods)"),
+    HttpMessageApi("https://*.webhook.office.com/*", "Microsoft Teams message",
+                   "learn.microsoft.com, Teams incoming webhooks"),
+    HttpMessageApi("https://api.twilio.com/*/Messages.json", "SMS",
+                   "twilio.com/docs/messaging/api/message-resource (Create a Message)"),
+    HttpMessageApi("https://api{,.eu}.mailgun.net/v3/*/messages*", "email",
+                   "documentation.mailgun.com, Messages API (POST /v3/{domain}/messages)"),
+    HttpMessageApi("https://api.sendgrid.com/v3/mail/send", "email",
+                   "docs.sendgrid.com, Mail Send (POST /v3/mail/send)"),
+    HttpMessageApi("https://api.postmarkapp.com/email*", "email",
+                   "postmarkapp.com/developer/api/email-api (POST /email)"),
+    HttpMessageApi("https://api.pushover.net/1/messages.json", "push notification",
+                   "pushover.net/api (POST /1/messages.json)"),
+)
+
+# Slack Web API methods that only read, called with a POST as Slack
+# accepts: a repeat changes nothing (api.slack.com/methods).
+HTTP_READ_URLS: Tuple[str, ...] = (
+    "https://slack.com/api/users.{lookupByEmail,info,list,conversations,getPresence,profile.get}*",
+    "https://slack.com/api/conversations.{list,info,history,members,replies}*",
+    "https://slack.com/api/{auth.test,team.info,bots.info,emoji.list}*",
+)
+
+
+def http_message_api(url: Optional[str]) -> Optional[HttpMessageApi]:
+    """The service a POST to ``url`` (its literal text) sends a message through."""
+    if url is None:
+        return None
+    return next((api for api in HTTP_MESSAGE_APIS if _compiled(api.url, True).matches(url)), None)
+
+
+def is_read_url(url: str) -> bool:
+    """Whether a POST to ``url`` is a call of an API method that only reads."""
+    return any(_compiled(pattern, True).matches(url) for pattern in HTTP_READ_URLS)
+
+
 # A POST that exchanges credentials for a token or a session is read-like: a
 # repeat gets another token and changes nothing the task is responsible for.
 # It is recognised by the last segments of the URL's path (query and host
@@ -1643,6 +1700,14 @@ TASK_ENQUEUE_CALLS: Tuple[EnqueueCall, ...] = (
     EnqueueCall("schedule", spread=False, args_position=0, kwargs_position=1),
 )
 
+# The methods of a task object that enqueue it or run it inline (Celery,
+# Dramatiq, taskiq, RQ's ``@job``): what is enqueued is the receiver.
+TASK_OBJECT_METHODS = frozenset({"delay", "apply_async", "send", "send_with_options", "kiq", "run"})
+# Celery signatures built from the task, ``t.s(x).apply_async()``, and the
+# calls that enqueue them.
+SIGNATURE_METHODS = frozenset({"s", "si", "signature"})
+SIGNATURE_RUNNERS = frozenset({"apply_async", "delay"})
+
 # RQ's delay() takes job options next to the function's keyword arguments.
 TASK_ENQUEUE_OPTIONS = {"rq": _RQ_ENQUEUE_OPTIONS}
 
@@ -1658,6 +1723,14 @@ QUEUE_ENQUEUE_CALLS: Tuple[EnqueueCall, ...] = (
     EnqueueCall("enqueue_job", spread=True, function_position=0, function_keyword="function",
                 option_prefix="_", by_name=True),
 )
+
+# Calls that run a callable once the database transaction commits: a task
+# class whose ``apply_async`` hands the enqueue to one enqueues after the
+# commit, outside any transaction of the caller.
+COMMIT_HOOKS: Tuple[str, ...] = ("django.db.transaction.on_commit",)
+
+# Every method name a call that enqueues a task may end in.
+ENQUEUEING_METHODS = TASK_OBJECT_METHODS | {entry.method for entry in QUEUE_ENQUEUE_CALLS if not entry.by_name}
 
 # Frameworks where calling the task function itself enqueues it.
 CALL_ENQUEUES = frozenset({"huey"})

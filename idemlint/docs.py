@@ -108,6 +108,19 @@ def catalogue_page() -> str:
                 for effect in catalog.NON_KEYABLE_EFFECTS
             ],
         ),
+        "## Messaging services over HTTP",
+        "A `POST` straight to one of these URLs (a case-insensitive glob over the "
+        "URL's literal text, an expression inside it standing for any text) sends "
+        "a message no key can dedupe: a non-keyable side effect, for IDM013, not "
+        "an unkeyed call.",
+        _table(
+            ("kind", "URL", "read"),
+            [(api.label, _code(api.url), api.read) for api in catalog.HTTP_MESSAGE_APIS],
+        ),
+        "A `POST` to one of these only reads (Slack's Web API takes its read "
+        "methods by `POST` too), and is no effect: "
+        + ", ".join(_code(url) for url in catalog.HTTP_READ_URLS)
+        + ".",
         "## HTTP semantics",
         "An HTTP call of the catalogue is an effect by its method (RFC 9110, "
         f"section 9.2.2): {_codes(sorted(catalog.KEYABLE_HTTP_METHODS))} are keyable "

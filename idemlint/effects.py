@@ -15,7 +15,7 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_text
-from idemlint.calls import Calls
+from idemlint.calls import Calls, Definition
 from idemlint.names import argument, literal_text
 from idemlint.settings import Settings
 
@@ -33,6 +33,30 @@ class KeySink:
     description: str
 
 
+@dataclass(frozen=True)
+class SubTaskEffect:
+    """A side effect an enqueued project task makes with no done-check or
+    claim of its own: what enqueueing that task amounts to.
+
+    ``task`` is the task's dotted name; ``event`` the effect in its trace
+    (a related place of a finding at the enqueue); ``message`` tells a
+    non-keyable message (IDM013's kind) from an unkeyed keyable call,
+    whose ``consequence`` a repeat has.  ``after_commit`` when the task's
+    class enqueues it only once the caller's transaction commits.
+    """
+
+    task: str
+    label: str
+    message: bool
+    consequence: str
+    event: Event
+    after_commit: bool = False  # the task's class enqueues it only once the transaction commits
+
+
+# The unguarded side effects of the project task a definition is, each
+# computed once a run (see idemlint.subtasks).
+SubTaskEffects = Callable[[Definition], Tuple[SubTaskEffect, ...]]
+
 # A dict entry's key: a keyword's name (``update(k=v)``) or an expression.
 _EntryKey = Union[str, cst.BaseExpression]
 
@@ -46,11 +70,13 @@ class Knowledge:
         constants: Dict[str, cst.BaseExpression],
         settings: Settings,
         calls: Optional[Calls] = None,
+        sub_tasks: Optional[SubTaskEffects] = None,
     ) -> None:
         self.trace = trace
         self.constants = constants
         self.settings = settings
         self.calls = calls  # for constants other project modules define
+        self._sub_tasks = sub_tasks
         self._assigned: Dict[Tuple[int, str], List[cst.BaseExpression]] = {}
         self._bound: Set[Tuple[int, str]] = set()  # helper parameters bound to arguments
         self._shared: Dict[str, object] = {}
@@ -60,6 +86,7 @@ class Knowledge:
         self._added: Dict[Tuple[int, str], List[Tuple[_EntryKey, cst.BaseExpression]]] = {}
         self._opaque_mutations: Set[Tuple[int, str]] = set()
         self._http: Dict[Tuple[int, int], Optional[catalog.KeyableEffect]] = {}
+        self._messages: Dict[Tuple[int, int], Optional[catalog.NonKeyableEffect]] = {}
         for event in trace.events:
             self._remember(event)
 
@@ -197,7 +224,10 @@ class Knowledge:
         url_text = self.url_text(url, event.scope) if url is not None else None
         if method in catalog.KEYABLE_HTTP_METHODS:
             if method == "POST" and url_text is not None and (
-                catalog.is_token_exchange(url_text) or catalog.is_query(url_text)
+                catalog.is_token_exchange(url_text)
+                or catalog.is_query(url_text)
+                or catalog.is_read_url(url_text)
+                or catalog.http_message_api(url_text) is not None  # a message: non-keyable
             ):
                 return None
             return effect
@@ -260,15 +290,50 @@ class Knowledge:
             return None if path is None else "{}/" + path
         return self.string_value(node, scope, depth)
 
+    def enqueued_effects(self, event: Event) -> Tuple[SubTaskEffect, ...]:
+        """The side effects the project task this call enqueues makes
+        unguarded (none when the call enqueues nothing known)."""
+        if event.enqueued is None or self._sub_tasks is None:
+            return ()
+        return self._sub_tasks(event.enqueued)
+
+    def enqueued_message(self, event: Event) -> Optional[SubTaskEffect]:
+        """The first message the task this call enqueues sends unguarded."""
+        return next((effect for effect in self.enqueued_effects(event) if effect.message), None)
+
     def non_keyable_effect(self, event: Event) -> Optional[catalog.NonKeyableEffect]:
-        if event.kind != "call":
+        if event.kind != "call" or event.enqueued is not None:
             return None
-        effect = catalog.first_match(self.settings.non_keyable_effects, event.callee)
+        effect = catalog.first_match(self.settings.non_keyable_effects, event.callee) or self._http_message(event)
         # An entry known by its name alone (``send_sms``) stands for project
         # code idemlint cannot see; code it walks speaks for itself.
         if effect is not None and event.followed and not effect.library:
             return None
         return effect
+
+    def _http_message(self, event: Event) -> Optional[catalog.NonKeyableEffect]:
+        """A POST straight to a messaging service's API (Slack's
+        ``chat.postMessage``, a Discord webhook): a message, by its URL."""
+        call = event.node
+        http = catalog.first_match(self.settings.keyable_effects, event.callee)
+        if http is None or http.url_position is None or not isinstance(call, cst.Call):
+            return None
+        memo = (id(call), id(event.scope))
+        if memo not in self._messages:
+            self._messages[memo] = self._posted_message(event, call, http)
+        return self._messages[memo]
+
+    def _posted_message(
+        self, event: Event, call: cst.Call, http: catalog.KeyableEffect
+    ) -> Optional[catalog.NonKeyableEffect]:
+        assert http.url_position is not None
+        if self._http_method(event, call, http) != "POST":
+            return None
+        url = argument(call, http.url_position, "url")
+        api = catalog.http_message_api(self.url_text(url, event.scope) if url is not None else None)
+        if api is None:
+            return None
+        return catalog.NonKeyableEffect(api.url, api.label, family="HTTP", library=http.library, read=api.read)
 
     def is_side_effect(self, event: Event) -> bool:
         return self.keyable_effect(event) is not None or self.non_keyable_effect(event) is not None
@@ -557,6 +622,12 @@ def _added_entries(
         else:
             return None
     return entries
+
+
+def starts_task(event: Event) -> str:
+    """How a message says the call starts the task it enqueues:
+    ``runs`` for ``t.run()`` (inline), ``enqueues`` otherwise."""
+    return "runs" if isinstance(event.node, cst.Call) and method_name(event.node) == "run" else "enqueues"
 
 
 def method_name(call: cst.Call) -> Optional[str]:

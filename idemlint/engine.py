@@ -19,7 +19,7 @@ import re
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import (
     TYPE_CHECKING,
     Callable,
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from idemlint.analysis import Summaries, Unfollowed
     from idemlint.cache import Cache, Dependency, Entry
     from idemlint.screens import Screened
+    from idemlint.subtasks import SubTasks
     from idemlint.project import LoadedModule, Lookup, Project
     from idemlint.routes import Place
     from idemlint.tasks import Decorators, Task
@@ -471,13 +472,14 @@ def _analysed(candidates: List[_Candidate], project: "Project", settings: Settin
         if not isinstance(module, FileProblem):
             project.register(module, looked_up)  # a helper in a task's own file is not parsed twice
     summaries = Summaries()
+    sub_tasks = _sub_tasks(project, settings, summaries)
     results = []
     for module, looked_up in zip(loaded, load_lookups):
         if isinstance(module, FileProblem):
             results.append(_FileResult((), (module,), lookups=tuple(dict.fromkeys(looked_up))))
             continue
         start = len(project.lookups)
-        found = _findings_of([module], project, settings, True, summaries)
+        found = _findings_of([module], project, settings, True, summaries, sub_tasks)
         lookups = tuple(dict.fromkeys([*looked_up, *project.lookups[start:]]))
         results.append(
             _FileResult(found.findings, found.problems, found.suppressed, lookups, found.unfollowed)
@@ -556,6 +558,7 @@ def _candidates(
 def _screened(raw: bytes, settings: Settings) -> "Screened":
     """What the byte screen finds in one file's bytes."""
     from idemlint.screens import Screened
+    from idemlint.subtasks import SubTasks
 
     holds_tasks = could_hold_tasks(raw, settings)
     return Screened(
@@ -695,12 +698,18 @@ def _findings_of(
     settings: Settings,
     apply_noqa: bool,
     summaries: Optional["Summaries"] = None,
+    sub_tasks: Optional["SubTasks"] = None,
 ) -> LintResult:
-    """Run every rule over the tasks of ``modules``; locate what they report."""
+    """Run every rule over the tasks of ``modules``; locate what they report.
+
+    ``summaries`` and ``sub_tasks`` let what one module's analysis walked
+    serve another's."""
     from idemlint.analysis import Summaries
 
+    summaries = summaries or Summaries()
+    sub_tasks = sub_tasks or _sub_tasks(project, settings, summaries)
     with _deep_recursion():
-        reported, walked, problems, cuts = _analyse(modules, project, settings, summaries or Summaries())
+        reported, walked, problems, cuts = _analyse(modules, project, settings, summaries, sub_tasks)
         aside = [(node, module) for item in reported for node, module, _ in (*item.route, *item.related)]
         starts = _starts(aside, walked, problems)
         findings = _locate(reported, walked, problems, _related_places(reported, starts))
@@ -744,6 +753,7 @@ def _analyse(
     project: Optional["Project"],
     settings: Settings,
     summaries: "Summaries",
+    sub_tasks: "SubTasks",
 ) -> Tuple[List[_Reported], Set[int], List[FileProblem], List["Unfollowed"]]:
     """What the rules report, the ids of the functions the traces walked,
     the modules a rule failed on (reported, never raised: the run goes on),
@@ -789,7 +799,9 @@ def _analyse(
                 stage = f"the trace of task `{task.name}`"
                 trace = TraceBuilder(home, task, project, summaries, calls).build()
                 unfollowed += trace.unfollowed
-                knowledge = Knowledge(trace, loaded.index.constants, settings, calls)
+                knowledge = Knowledge(
+                    trace, loaded.index.constants, settings, calls, partial(sub_tasks.effects, calls=calls)
+                )
                 qualified = f"{home.name}.{task.name}" if home.name else task.name
                 routes = Routes(trace, qualified)
                 for rule in task_rules:
@@ -811,6 +823,17 @@ def _analyse(
         except Exception as error:  # one broken rule must not end the run
             problems.append(internal_error(loaded.path, stage, error))
     return reported, walked, problems, unfollowed
+
+
+def _sub_tasks(project: Optional["Project"], settings: Settings, summaries: "Summaries") -> "SubTasks":
+    """What enqueued tasks do, asked by the analyses that share ``summaries``."""
+    from idemlint.subtasks import SubTasks
+    from idemlint.tasks import find_tasks
+
+    def tasks_defined_in(loaded: "LoadedModule") -> List["Task"]:
+        return find_tasks(loaded.index, _decorators_of(loaded, project, settings))
+
+    return SubTasks(project, settings, summaries, tasks_defined_in)
 
 
 def _decorators_of(

@@ -481,10 +481,11 @@ def test_a_url_constant_another_module_defines_decides_the_post(tmp_path: pathli
 
 def test_a_factory_default_a_static_method_and_an_inline_run_name_their_tasks() -> None:
     findings = lint_paths([str(PROJECTS / "calls_dispatch")]).findings
-    named = {(pathlib.Path(f.path).name, f.code): sorted(f.tasks) for f in findings}
+    named = {(pathlib.Path(f.path).name, f.line, f.code): sorted(f.tasks) for f in findings}
     assert named == {
-        ("managers.py", "IDM013"): ["alerts.tasks.alert", "alerts.tasks.mail_customer"],
-        ("managers.py", "IDM002"): ["alerts.tasks.text_customer"],
-        ("coordination.py", "IDM002"): ["alerts.tasks.finish_batch"],
-        ("tasks.py", "IDM013"): ["alerts.tasks.post_digest", "alerts.tasks.post_to_slack"],
+        ("managers.py", 14, "IDM013"): ["alerts.tasks.alert", "alerts.tasks.mail_customer"],
+        ("managers.py", 47, "IDM002"): ["alerts.tasks.text_customer"],
+        ("managers.py", 76, "IDM002"): ["alerts.tasks.page_customer"],
+        ("coordination.py", 9, "IDM002"): ["alerts.tasks.finish_batch"],
+        ("tasks.py", 34, "IDM013"): ["alerts.tasks.post_digest", "alerts.tasks.post_to_slack"],
     }

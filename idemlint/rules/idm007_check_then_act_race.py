@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import Iterator, Optional, Tuple
 
 import libcst as cst
 
 from idemlint.analysis import Event, Trace, call_label
-from idemlint.effects import Knowledge
+from idemlint.effects import Knowledge, starts_task
 from idemlint.guards import Guards, message_effect
 from idemlint.rules.base import TaskRule, Violation, where
 
@@ -98,19 +98,30 @@ def send_welcome_email(user_id):
                 "select_for_update, get_or_create or conditional update); two "
                 f"concurrent deliveries both pass the check and {consequence}",
                 event=event,
-                related=((check, slipped),),
+                related=((check, slipped), *_enqueued_places(event, knowledge)),
             )
 
 
 def _unprotected_effect(event: Event, knowledge: Knowledge) -> Optional[str]:
     """What a duplicate of this call does, if nothing downstream drops it."""
     if knowledge.non_keyable_effect(event) is not None:
-        effect = message_effect(knowledge, event)  # None: a sender task enqueued
+        effect = message_effect(knowledge, event)  # None: a sender task enqueued by name
         return None if effect is None else f"both send the {effect.label}"
     keyable = knowledge.keyable_effect(event)
     if keyable is not None and not knowledge.has_idempotency_key(event, keyable):
         return f"the unkeyed {keyable.label} call {keyable.consequence}"
+    enqueued = knowledge.enqueued_effects(event)
+    if enqueued:
+        return f"both {starts_task(event)[:-1]} task `{enqueued[0].task}`, which {enqueued[0].consequence} unguarded"
     return None
+
+
+def _enqueued_places(event: Event, knowledge: Knowledge) -> Tuple[Tuple[Event, str], ...]:
+    """Where the task an enqueue starts makes the effect the race repeats."""
+    return tuple(
+        (effect.event, f"task `{effect.task}` {effect.consequence} here")
+        for effect in knowledge.enqueued_effects(event)[:1]
+    )
 
 
 def _test_source(check: Event) -> str:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, Optional
+from typing import Dict, Iterator, Optional, Tuple
 
 import libcst as cst
 
 from idemlint import catalog
 from idemlint.analysis import Event, Trace, call_label
-from idemlint.effects import Knowledge
+from idemlint.effects import Knowledge, SubTaskEffect, starts_task
 from idemlint.names import dotted_name
 from idemlint.rules.base import TaskRule, Violation, where
 
@@ -25,7 +25,10 @@ class SideEffectInTransaction(TaskRule):
         "SQLAlchemy `session.begin()`/`engine.begin()`/`Session.begin()` block, "
         "their `async with` forms, and helpers called inside any of them. "
         "Callbacks registered with `transaction.on_commit(...)` run after the "
-        "commit and are not reported."
+        "commit and are not reported. Enqueueing a project task that makes such "
+        "an effect unguarded (`send_receipt.delay(...)`) is reported at the "
+        "enqueue, unless the task's `base=` class's `apply_async` hands the "
+        "enqueue to `transaction.on_commit`."
     )
     why = (
         "A rollback undoes the rows, not the charge, the email or the webhook. "
@@ -83,14 +86,28 @@ def charge_order(order_id):
             if event.transaction is None:
                 continue
             kind = _effect_kind(event, knowledge)
-            if kind is None:
+            enqueued = _enqueued_in_transaction(event, knowledge) if kind is None else ()
+            if kind is None and not enqueued:
                 continue
             if labels is None:
                 labels = _transaction_labels(trace)
             opened = labels.get(event.transaction, "a database transaction")
+            call = f"`{call_label(event.node)}` in {where(event, trace.task.name)}"  # type: ignore[arg-type]
+            if enqueued:
+                sub = enqueued[0]
+                yield Violation(
+                    event.node,
+                    f"{call} runs inside {opened} and {starts_task(event)} task `{sub.task}`, which "
+                    f"{sub.consequence} unguarded: a rollback cannot undo the enqueue, so "
+                    "the call is made for work that never committed (and may run before "
+                    "the commit), and the redelivered task enqueues it again",
+                    event=event,
+                    related=((sub.event, f"task `{sub.task}` {sub.consequence} here"),),
+                )
+                continue
             yield Violation(
                 event.node,
-                f"`{call_label(event.node)}` in {where(event, trace.task.name)} runs "  # type: ignore[arg-type]
+                f"{call} runs "
                 f"inside {opened}: a rollback cannot undo the {kind} call, so if the "
                 "transaction rolls back or the worker dies before the commit, the call "
                 "stands, its record is lost and the redelivered task makes it again; "
@@ -106,6 +123,15 @@ def _effect_kind(event: Event, knowledge: Knowledge) -> Optional[str]:
         return keyable.label
     non_keyable = knowledge.non_keyable_effect(event)
     return non_keyable.label if non_keyable is not None else None
+
+
+def _enqueued_in_transaction(event: Event, knowledge: Knowledge) -> Tuple[SubTaskEffect, ...]:
+    """The effects of the task this call enqueues, unless its class puts
+    the enqueue off until the transaction commits (a run is never put off)."""
+    effects = knowledge.enqueued_effects(event)
+    if effects and effects[0].after_commit and starts_task(event) == "enqueues":
+        return ()
+    return effects
 
 
 def _transaction_labels(trace: Trace) -> Dict[int, str]:

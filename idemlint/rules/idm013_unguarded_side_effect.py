@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from idemlint.analysis import Trace, call_label
-from idemlint.effects import Knowledge
+from idemlint.effects import Knowledge, starts_task
 from idemlint.guards import Guards, message_effect
 from idemlint.rules.base import TaskRule, Violation, where
 
@@ -24,7 +24,11 @@ class UnguardedSideEffect(TaskRule):
         "reached in a task with no done-check and no claim before them. A check "
         "on unrelated state (`if appt.cancelled: return`, `if not user.is_active: "
         "return`) is not a done-check; nor is a check that *exits* when the work "
-        "is not done, or one that runs the effect when it *is* done."
+        "is not done, or one that runs the effect when it *is* done. Enqueueing "
+        "a project task that sends such a message with no check of its own "
+        "(`send_email.delay(...)`, `queue.enqueue(send_email, ...)`) is "
+        "reported at the enqueue, naming that task; the task's own send keeps "
+        "its own finding."
     )
     why = (
         "A worker crash after the send but before the ack, an expired "
@@ -60,21 +64,34 @@ def send_shipping_notice(order_id):
         "Only catalogued non-keyable APIs (and those added in configuration) are "
         "known. Any claim before the send silences the rule, including a lock "
         "that only serialises runs; a done-check whose test idemlint cannot "
-        "read (a helper with an unrevealing name) is reported."
+        "read (a helper with an unrevealing name) is reported. A task enqueued "
+        "by name (`send_task(\"...\")`) is not looked into."
     )
 
     def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
         for event in trace.calls():
             effect = message_effect(knowledge, event)
-            if effect is None:
+            enqueued = knowledge.enqueued_message(event) if effect is None else None
+            if effect is None and enqueued is None:
                 continue
             guards = Guards.of(trace, knowledge)  # built once per trace
             if guards.checked_before(event) is not None or guards.claimed_before(event) is not None:
                 continue
+            call = f"`{call_label(event.node)}` in {where(event, trace.task.name)}"  # type: ignore[arg-type]
+            if enqueued is None:
+                assert effect is not None
+                yield Violation(
+                    event.node,
+                    f"{call} sends the {effect.label} with no done-check or claim before it; "
+                    f"every redelivery of the task sends the {effect.label} again",
+                    event=event,
+                )
+                continue
             yield Violation(
                 event.node,
-                f"`{call_label(event.node)}` in {where(event, trace.task.name)} "  # type: ignore[arg-type]
-                f"sends the {effect.label} with no done-check or claim before it; "
-                f"every redelivery of the task sends the {effect.label} again",
+                f"{call} {starts_task(event)} task `{enqueued.task}`, which sends the {enqueued.label} "
+                "with no check of its own, and nothing here checks or claims the work "
+                f"before it; every redelivery of the task sends the {enqueued.label} again",
                 event=event,
+                related=((enqueued.event, f"task `{enqueued.task}` sends the {enqueued.label} here"),),
             )

@@ -69,3 +69,16 @@ def manager_for(kind):
     if kind != "mail":
         return QuietManager()
     return EmailManager()
+
+
+class PagerManager(QuietManager):
+    def page(self, number, text):
+        requests.post("https://pager.example/pages", json={"to": number, "text": text})  # expect: IDM002
+
+
+class Channels:
+    # Annotated with the base class: the branch the argument picks says which subclass runs.
+    def channel(self, kind) -> QuietManager:
+        if kind == "pager":
+            return PagerManager()
+        return QuietManager()

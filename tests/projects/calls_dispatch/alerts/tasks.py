@@ -6,7 +6,7 @@ from celery import shared_task
 from slack_sdk import WebClient
 
 from alerts.coordination import Coordination
-from alerts.managers import Dispatcher, get_either, get_manager, get_or_handler, manager_for
+from alerts.managers import Channels, Dispatcher, get_either, get_manager, get_or_handler, manager_for
 
 
 @shared_task
@@ -60,3 +60,8 @@ def log_customer(address, text):
 @shared_task
 def mail_customer(address, text):
     manager_for("mail").notify(address, text)
+
+
+@shared_task
+def page_customer(number, text):
+    Channels().channel("pager").page(number, text)
