@@ -41,7 +41,7 @@ from typing import (
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.names import Resolver, argument, dotted_name, literal_number, literal_text
+from idemlint.names import Resolver, argument, dotted_name, import_bindings, literal_number, literal_text
 from idemlint.segments import Outline
 
 if TYPE_CHECKING:
@@ -375,7 +375,7 @@ class Calls:
         if isinstance(value, ProjectClass):
             return Instance(value)
         if isinstance(value, Definition):
-            return self._returned_instance(value, hops + 1, call)
+            return self._returned_instance(value, hops + 1, call) or self._returned_module(value)
         if isinstance(value, Rows) and value.method in catalog.ORM_QUERYSET_METHODS:
             return Rows(value.of)
         if isinstance(value, Rows) and value.method in catalog.ORM_INSTANCE_METHODS:
@@ -547,6 +547,27 @@ class Calls:
         named = self._expression_value(function.returns.annotation, module, hops)
         return Instance(named) if isinstance(named, ProjectClass) else None
 
+    def _returned_module(self, definition: Definition) -> Optional["LoadedModule"]:
+        """The project module every ``return`` of a function names, imported
+        in its body to break an import cycle (``from app import helper;
+        return helper``) or at the module's top."""
+        function = definition.function
+        module = definition.module
+        local = {
+            name: target
+            for statement in _imports_in(function.body.body)
+            for name, target in import_bindings(statement, module.index.package).items()
+        }
+        names: Set[str] = set()
+        for value in _returned_values(function.body.body):
+            if not isinstance(value, cst.Name):
+                return None
+            target = local.get(value.value) or module.index.imports.get(value.value)
+            if target is None:
+                return None
+            names.add(target)
+        return self._module(names.pop()) if len(names) == 1 else None
+
     def _made_by_every_return(
         self, definition: Definition, hops: int, call: Optional[cst.Call]
     ) -> Optional[Instance]:
@@ -628,16 +649,23 @@ class Calls:
         if hidden and not _is_self(scope, head):  # ``self.client``: what the class bound it to
             return None
         current = scope.resolver.resolve(func)
-        for hops in range(MAX_HOPS + 1):
-            if current is None:
+        if current is not None and _defines(scope.module, _base(current.split(".", 1)[0])):
+            current = f"{scope.module.name}.{current}"  # a factory of the task's own module
+        return self._library_name(current, 0)
+
+    def _library_name(self, name: Optional[str], hops: int) -> Optional[str]:
+        """``name`` with every project binding it starts with replaced, until
+        it names a library's object; None when it never does."""
+        for hop in range(hops, MAX_HOPS + 1):
+            if name is None:
                 return None
-            step = self._library_step(current)
+            step = self._library_step(name, hop)
             if step is _IN_A_LIBRARY:
-                return current if hops else None
-            current = step if isinstance(step, str) else None
+                return name if hop > hops else None
+            name = step if isinstance(step, str) else None
         return None
 
-    def _library_step(self, name: str) -> object:
+    def _library_step(self, name: str, hops: int = 0) -> object:
         """``name`` with its first project-module binding replaced by what
         it is bound to; _IN_A_LIBRARY when no project module starts it; None
         when it names nothing a library made."""
@@ -657,18 +685,22 @@ class Calls:
             if base in index.classes:
                 return None
             if base in index.functions:
-                made = self._library_made(module, base) if suffix.startswith("()") else None
+                made = self._library_made(module, base, hops) if suffix.startswith("()") else None
                 return ".".join([made + suffix[2:], *rest]) if made is not None else None
             bound = index.resolver().lookup(base)
             return ".".join([bound + suffix, *rest]) if bound is not None else None
         return _IN_A_LIBRARY
 
-    def _library_made(self, module: "LoadedModule", name: str) -> Optional[str]:
+    def _library_made(self, module: "LoadedModule", name: str, hops: int = 0) -> Optional[str]:
         """What every ``return`` of the project function ``name`` makes, when
         that is one library object (``return WebClient(token=...)``, or a
-        local assigned only that; ``return None`` aside)."""
+        local assigned only that; ``return None`` aside): made there, or by
+        another project factory it returns the result of
+        (``return connect(url)``), or by the function a local holds
+        (``connect = get_connect_method(); return connect(url)``, see
+        :meth:`_returned_function`)."""
         function = module.index.functions.get(name)
-        if function is None:
+        if function is None or hops > MAX_HOPS:
             return None
         resolver = module.index.resolver()
         assigned = _local_assignments(function.body.body)
@@ -678,11 +710,56 @@ class Calls:
                 continue
             if isinstance(value, cst.Name) and len(assigned.get(value.value, ())) == 1:
                 value = assigned[value.value][0]
-            resolved = resolver.resolve(value) if isinstance(value, cst.Call) else None
-            if resolved is None or self._library_step(resolved) is not _IN_A_LIBRARY:
+            if not isinstance(value, cst.Call):
                 return None
-            made.add(resolved)
+            resolved = self._called_name(value, assigned, module, hops)
+            library = resolved if resolved is not None and self._library_step(resolved, hops + 1) is _IN_A_LIBRARY else None
+            library = library or self._library_name(resolved, hops + 1)
+            if library is None:
+                return None
+            made.add(library)
         return made.pop() if len(made) == 1 else None
+
+    def _called_name(
+        self, call: cst.Call, assigned: Dict[str, List[cst.BaseExpression]], module: "LoadedModule", hops: int
+    ) -> Optional[str]:
+        """The dotted name a call in a function of ``module`` makes, a
+        project function's own module in front; a local that holds a
+        function another project function returns is that function."""
+        func = call.func
+        if isinstance(func, cst.Name) and func.value in assigned:
+            values = assigned[func.value]
+            held = values[0] if len(values) == 1 else None
+            if not isinstance(held, cst.Call) or not isinstance(held.func, cst.Name):
+                return None
+            returned = self._returned_function(module, held.func.value, hops + 1)
+            return f"{returned}()" if returned is not None else None
+        resolved = module.index.resolver().resolve(call)
+        if resolved is not None and _defines(module, _base(resolved.split(".", 1)[0])):
+            return f"{module.name}.{resolved}"
+        return resolved
+
+    def _returned_function(self, module: "LoadedModule", name: str, hops: int) -> Optional[str]:
+        """The one function the project function ``name`` returns by name
+        (``return connect_to_jira``), dotted; a call's result among its
+        returns (``getattr(import_module(...), name)`` from a setting) is
+        what the project overrides it with, not known: the named default
+        stands, as a factory's default class does (:meth:`_made_by`)."""
+        function = module.index.functions.get(name)
+        if function is None or hops > MAX_HOPS:
+            return None
+        resolver = module.index.resolver()
+        named: Set[str] = set()
+        for value in _returned_values(function.body.body):
+            if isinstance(value, cst.Call):
+                continue
+            resolved = resolver.resolve(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+            if resolved is None:
+                return None
+            if _defines(module, _base(resolved.split(".", 1)[0])):
+                resolved = f"{module.name}.{resolved}"
+            named.add(resolved)
+        return named.pop() if len(named) == 1 else None
 
     def imported_constant(self, name: str, scope: "FunctionScope") -> Optional[cst.BaseExpression]:
         """The value of a module-level constant another project module
@@ -1044,6 +1121,18 @@ def _blocks(statement: cst.BaseStatement) -> Iterator[Statements]:
     finalbody = getattr(statement, "finalbody", None)
     if isinstance(finalbody, cst.Finally):
         yield finalbody.body.body
+
+
+def _imports_in(statements: Statements) -> Iterator[Union[cst.Import, cst.ImportFrom]]:
+    """The import statements of a body, those in its nested blocks too."""
+    for statement in statements:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, (cst.Import, cst.ImportFrom)):
+                    yield small
+        elif isinstance(statement, cst.BaseStatement) and not isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            for block in _blocks(statement):
+                yield from _imports_in(block)
 
 
 def _calls_in(function: cst.FunctionDef) -> Iterator[cst.Call]:

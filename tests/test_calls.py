@@ -489,3 +489,9 @@ def test_a_factory_default_a_static_method_and_an_inline_run_name_their_tasks() 
         ("coordination.py", 9, "IDM002"): ["alerts.tasks.finish_batch"],
         ("tasks.py", 34, "IDM013"): ["alerts.tasks.post_digest", "alerts.tasks.post_to_slack"],
     }
+
+
+def test_a_module_a_function_returns_is_followed_only_when_it_is_one_module() -> None:
+    findings = lint_paths([str(PROJECTS / "calls_factories")]).findings
+    payouts = next(f for f in findings if pathlib.Path(f.path).name == "payouts.py")
+    assert payouts.tasks == ("billing.tasks.pay_seller",)

@@ -2,7 +2,7 @@
 
 from celery import shared_task
 
-from billing import clients
+from billing import clients, services
 from billing.clients import dry_run_client, get_client, make_client
 
 
@@ -25,3 +25,13 @@ def rehearse_charge(order_id):
 @shared_task
 def charge_maybe(order_id, token):
     clients.maybe_client(token).capture(order_id)
+
+
+@shared_task
+def pay_seller(account, amount):
+    services.pay_out(account, amount)
+
+
+@shared_task
+def pay_seller_somewhere(flag, account, amount):
+    services.pay_out_somewhere(flag, account, amount)

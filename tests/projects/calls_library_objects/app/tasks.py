@@ -4,7 +4,7 @@ from celery import shared_task
 from flask_mail import Message
 
 from app import default_mail, extensions
-from app.clients import slack, slack_or_hook
+from app.clients import either_connection, slack, slack_or_hook, tracker_connection
 from app.extensions import cache, mail, outbox
 
 
@@ -62,3 +62,23 @@ class Announcer:
 @shared_task
 def announce_through_a_service(channel, text):
     Announcer().announce(channel, text)
+
+
+@shared_task
+def open_ticket(project, summary):
+    tracker = tracker_connection(project)
+    tracker.create_issue(project="OPS", summary=summary, issuetype={"name": "Task"})  # expect: IDM013
+
+
+@shared_task
+def open_ticket_somewhere(plain, summary):
+    either_connection(plain).create_issue(project="OPS", summary=summary)
+
+
+@shared_task
+def comment_on_ticket(project, key, text):
+    own_tracker(project).add_comment(key, text)  # expect: IDM013
+
+
+def own_tracker(project):
+    return tracker_connection(project)
