@@ -49,7 +49,9 @@ class Step:
     ``container`` identifies the compound statement (or function body) owning
     the block, ``branch`` which of its blocks (``body``, ``orelse``,
     ``handler0``...).  ``next_exit`` is the index of the first unconditional
-    ``return``/``raise`` after ``index`` in that block.  ``boundary`` marks a
+    ``return``/``raise`` after ``index`` in that block, ``next_skip`` of the
+    first ``continue``/``break``, which ends the block and the iteration of
+    the loop around it, not what follows that loop.  ``boundary`` marks a
     function body: a ``return`` there ends only the helper, not the caller.
     """
 
@@ -59,6 +61,7 @@ class Step:
     index: int
     next_exit: int
     boundary: bool = False
+    next_skip: int = NO_EXIT
 
 
 @dataclass
@@ -100,8 +103,9 @@ class Event:
     statement of its own, its result unused), ``assign`` (``node`` is the
     statement; ``targets`` and ``value``), ``bind`` (a helper parameter bound
     to an argument evaluated in ``value_scope``), ``return`` (a helper
-    returns ``value`` to ``call_site``), or ``check`` (``node`` is an ``if``
-    whose test is ``value``; ``exits`` when its body ends the task early).
+    returns ``value`` to ``call_site``), ``check`` (``node`` is an ``if``
+    whose test is ``value``; ``exits`` when its body ends the task early),
+    or ``loop`` (``node`` is a ``for`` over ``value``, before its body).
     ``caught`` names the exceptions handled by the ``try`` blocks around it.
     """
 
@@ -204,19 +208,25 @@ def happens_before(first: Event, second: Event) -> bool:
             return not _exits_after(first.path[level + 1 :])
         if b.index <= a.index:
             return False
-        if a.next_exit < b.index:
+        if a.next_exit < b.index or a.next_skip < b.index:
             return False
         return not _exits_after(first.path[level + 1 :])
     return first.seq < second.seq
 
 
 def _exits_after(deeper: Sequence[Step]) -> bool:
-    """Whether the block holding an event ends with a return/raise after it."""
+    """Whether the block holding an event ends with a return/raise after
+    it, or with a ``continue``/``break`` of a loop that ``deeper`` is not
+    inside (the rest of that loop's iteration does not run)."""
+    in_a_loop = False
     for step in deeper:
         if step.boundary:
             return False
         if step.next_exit != NO_EXIT:
             return True
+        if step.next_skip != NO_EXIT and not in_a_loop:
+            return True
+        in_a_loop = in_a_loop or (step.kind == "Loop" and step.branch == "body")
     return False
 
 
@@ -399,12 +409,14 @@ class TraceBuilder:
         boundary: bool = False,
     ) -> None:
         exits = [i for i, s in enumerate(statements) if _is_exit(s)]
+        skips = [i for i, s in enumerate(statements) if _is_skip(s)]
         for i, statement in enumerate(statements):
             if len(self.trace.events) >= MAX_EVENTS_PER_TASK:
                 self._events_ran_out()
                 return
             next_exit = next((e for e in exits if e > i), NO_EXIT)
-            step = Step(container, kind, branch, i, next_exit, boundary)
+            next_skip = next((e for e in skips if e > i), NO_EXIT)
+            step = Step(container, kind, branch, i, next_exit, boundary, next_skip)
             self._statement(statement, path + (step,), scope)
 
     def _statement(
@@ -496,8 +508,10 @@ class TraceBuilder:
         self, node: Union[cst.For, cst.While], path: Tuple[Step, ...], scope: FunctionScope
     ) -> None:
         header = node.iter if isinstance(node, cst.For) else node.test
-        self._expression(header, path + (self._branch(node, "Loop", "test"),), scope)
+        test_path = path + (self._branch(node, "Loop", "test"),)
+        self._expression(header, test_path, scope)
         if isinstance(node, cst.For):
+            self._emit("loop", node, scope, test_path, value=node.iter)
             note_assigned(scope.assigned, node.target)
         self._block(node.body.body, id(node), "Loop", "body", path, scope)
         if node.orelse is not None:
@@ -766,6 +780,12 @@ def _is_exit(statement: Union[cst.BaseStatement, cst.BaseSmallStatement]) -> boo
     if isinstance(statement, cst.SimpleStatementLine):
         return any(isinstance(s, (cst.Return, cst.Raise)) for s in statement.body)
     return isinstance(statement, (cst.Return, cst.Raise))
+
+
+def _is_skip(statement: Union[cst.BaseStatement, cst.BaseSmallStatement]) -> bool:
+    if isinstance(statement, cst.SimpleStatementLine):
+        return any(isinstance(s, (cst.Continue, cst.Break)) for s in statement.body)
+    return isinstance(statement, (cst.Continue, cst.Break))
 
 
 def _calls_in_evaluation_order(node: cst.CSTNode) -> Iterator[cst.Call]:

@@ -1315,6 +1315,8 @@ ORM_INSTANCE_METHODS = frozenset({"get", "first", "last", "latest", "earliest", 
 # Shortcuts that fetch one instance of the model (or queryset) given first.
 ORM_SHORTCUT_GETTERS = ("django.shortcuts.get_object_or_404",)
 SAVE_METHODS = frozenset({"save", "asave", "commit", "flush", "update", "aupdate"})
+# Writes of many objects at once, the fields named (Django's QuerySet.bulk_update(objs, fields)).
+BULK_SAVE_METHODS = frozenset({"bulk_update", "abulk_update"})
 CACHE_SET_METHODS = frozenset({"set", "aset", "hset", "sadd", "setex", "set_many"})
 
 # States a done-check may test. A cancelled or deleted flag guards unrelated
@@ -1338,6 +1340,9 @@ CLAIM_CALLS: Tuple[str, ...] = (
     "*.{get_or_create,aget_or_create,update_or_create,aupdate_or_create}",
     "*.{try_lock,try_acquire}",
 )
+# SQLAlchemy's INSERT ... ON CONFLICT DO NOTHING (PostgreSQL and SQLite
+# dialects): executed with its result read, an atomic unique-insert claim.
+CONFLICT_SKIPPING_METHODS = frozenset({"on_conflict_do_nothing"})
 SQL_CLAIM = re.compile(
     r"for\s+update|on\s+conflict|advisory_lock|insert\s+ignore"
     # a conditional UPDATE: ... SET status = 'sending' WHERE ... status = 'pending'
@@ -1410,6 +1415,10 @@ UPSERT_METHODS = frozenset(
 ENQUEUE_CALL_METHODS = frozenset(
     {"delay", "apply_async", "kiq", "send_with_options", "enqueue", "s", "si", "signature"}
 )
+
+# Words of a helper that recalls a failure (``get_config_failure()``): what
+# it returns says an earlier attempt failed, never that the work was done.
+FAILURE_WORDS = frozenset({"failure", "failures", "failed", "error", "errors"})
 
 # Status values of rows whose work is still to do.
 UNDONE_STATE_WORDS = frozenset(

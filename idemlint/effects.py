@@ -139,9 +139,9 @@ class Knowledge:
         """The one value a local or module constant was given, if we can see it."""
         if (id(scope), name) in self._mutated:
             return None
-        return self._assigned_value(name, scope)
+        return self.assigned_value(name, scope)
 
-    def _assigned_value(
+    def assigned_value(
         self, name: str, scope: FunctionScope
     ) -> Optional[cst.BaseExpression]:
         """The one value a name was bound to, whatever was changed in it since."""
@@ -370,7 +370,7 @@ class Knowledge:
         a positional argument read for the key it may hold.  Other positional
         names (``distinct_id``) are not mappings and earn no benefit of the doubt."""
         if isinstance(node, cst.Name):
-            node = self._assigned_value(node.value, scope) or node
+            node = self.assigned_value(node.value, scope) or node
         return isinstance(node, cst.Dict)
 
     def _is_key_name(self, name: str, effect: Optional[catalog.KeyableEffect] = None) -> bool:
@@ -393,7 +393,7 @@ class Knowledge:
         if depth > 4:
             return True
         if isinstance(node, cst.Name):
-            value = self._assigned_value(node.value, scope)
+            value = self.assigned_value(node.value, scope)
             if value is None or (id(scope), node.value) in self._opaque_mutations:
                 return True
             added = self._added.get((id(scope), node.value), ())
@@ -495,7 +495,7 @@ class Knowledge:
         if depth > 3:
             return
         if isinstance(node, cst.Name):
-            value = self._assigned_value(node.value, scope)
+            value = self.assigned_value(node.value, scope)
             for added_key, entry in self._added.get((id(scope), node.value), ()):
                 text = self._entry_key_text(added_key, scope)
                 if text is not None:

@@ -9,12 +9,12 @@ work atomically. :class:`Guards` answers both, once per trace.
 from __future__ import annotations
 
 import bisect
-from typing import Dict, Iterator, List, Optional, Set
+from typing import AbstractSet, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.analysis import Event, FunctionScope, Trace, happens_before
+from idemlint.analysis import Event, FunctionScope, Trace, happens_before, source_text
 from idemlint.effects import Knowledge, is_none, method_name
 from idemlint.names import argument, literal_text
 
@@ -59,13 +59,20 @@ class Guards:
         self._by_node: Dict[int, bool] = {}
         self._weak = False
         self._weak_checks: Set[int] = set()
+        # ``if finding.has_ticket:``: a check that what an effect makes
+        # exists guards only the effects that make it (by its words).
+        self._made: FrozenSet[str] = frozenset()
+        self._existence_checks: Dict[int, FrozenSet[str]] = {}
         self.checks: List[Event] = []
         for event in trace.events:
             if event.kind == "check" and event.value is not None:
                 self._weak = False
+                self._made = frozenset()
                 polarity = self._polarity(event.value, event.scope, 0)
                 if self._weak:
                     self._weak_checks.add(event.seq)
+                if self._made:
+                    self._existence_checks[event.seq] = self._made
                 if polarity is not None:
                     self._polarities[event.seq] = polarity
                     self._by_node[id(event.node)] = polarity
@@ -86,6 +93,24 @@ class Guards:
                 and self._selects_undone(event.node, event.scope, 0)
             ):
                 self._loop_checks[step.container] = event
+        # ``for record in Record.objects.filter(status=Status.QUEUED)`` whose
+        # body (or a bulk update after it) writes another ``status``: the
+        # field the loop selects on is the one the work marks done.
+        self._selections: Dict[int, Tuple[Event, str, str]] = {}
+        # The writes of the selected field, for the loops they make checks:
+        # the loop guards an effect one of them runs with (before or after
+        # it), not one on a row the write skips (``mark; continue``).
+        self._state_marks: Dict[int, List[Event]] = {}
+        for event in trace.events:
+            if event.kind == "loop" and event.value is not None and id(event.node) not in self._loop_checks:
+                state = self._selected_state(event.value, event.scope, 0)
+                if state is None:
+                    continue
+                self._selections[id(event.node)] = (event, *state)
+                marks = _state_marks(trace, event, *state)
+                if marks:
+                    self._loop_checks[id(event.node)] = event
+                    self._state_marks[id(event.node)] = marks
         # ``Notification.objects.get(pk=pk, status="pending")`` raises once
         # the work is done: it guards what follows like an early exit.
         self._fetch_checks = [
@@ -122,9 +147,27 @@ class Guards:
             # claimed = Order.objects.filter(pk=pk, state="new").update(state="sending")
             return _is_conditional_update(call)
         if method in catalog.SQL_EXECUTE_METHODS and call.args:
-            text = self.knowledge.string_value(call.args[0].value, event.scope)
+            statement = call.args[0].value
+            if not event.discarded and self._skips_conflicts(statement, event.scope, 0):
+                return True
+            text = self.knowledge.string_value(statement, event.scope)
             return text is not None and bool(catalog.SQL_CLAIM.search(text))
         return False
+
+    def _skips_conflicts(self, node: cst.BaseExpression, scope: FunctionScope, depth: int) -> bool:
+        """``insert(T).values(...).on_conflict_do_nothing()`` (SQLAlchemy),
+        through local names: executed with its result read, the rows
+        returned are the ones this run inserted, a unique-insert claim."""
+        if depth > 8:
+            return False
+        if isinstance(node, cst.Name):
+            value = self.knowledge.assigned_value(node.value, scope)
+            return value is not None and value is not node and self._skips_conflicts(value, scope, depth + 1)
+        if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
+            return False
+        if node.func.attr.value in catalog.CONFLICT_SKIPPING_METHODS:
+            return True
+        return self._skips_conflicts(node.func.value, scope, depth + 1)
 
     def is_lock(self, claim: Event) -> bool:
         """A claim that excludes others only while held (vs. test-and-set)."""
@@ -196,6 +239,9 @@ class Guards:
         node = check.node
         if check.seq in self._weak_checks and not check.exits:
             return False  # if cache.get(memo_key) is None: compute and send
+        made = self._existence_checks.get(check.seq)
+        if made is not None and made.isdisjoint(self._effect_words(effect)):
+            return False  # if user.has_profile: ... does not guard an e-mail
         if _inside_branch(effect, id(node), "body"):
             return polarity is False
         if _inside_branch(effect, id(node), "orelse"):
@@ -212,17 +258,64 @@ class Guards:
             and happens_before(check, effect)
         )
 
+    def _effect_words(self, effect: Event) -> AbstractSet[str]:
+        """The words of what an effect makes (``Jira issue or comment``)."""
+        knowledge = self.knowledge
+        made = knowledge.keyable_effect(effect) or knowledge.non_keyable_effect(effect)
+        labels = [made.label] if made is not None else [e.label for e in knowledge.enqueued_effects(effect)]
+        return frozenset(word for label in labels for word in catalog.words(label))
+
+    def selection_around(self, event: Event) -> Optional[Tuple[Event, str, str]]:
+        """The innermost loop around ``event`` over rows selected by their
+        state: the loop, the field and the code of the state selected."""
+        for step in reversed(event.path):
+            if step.kind == "Loop" and step.branch == "body" and step.container in self._selections:
+                return self._selections[step.container]
+        return None
+
     def checks_before(self, effect: Event) -> List[Event]:
         earlier = self.checks[: bisect.bisect_left(self._check_seqs, effect.seq)]
         checks = [check for check in earlier if self.guards(check, effect)]
         for step in effect.path:
             if step.kind == "Loop" and step.branch == "body" and step.container in self._loop_checks:
-                checks.append(self._loop_checks[step.container])
+                marks = self._state_marks.get(step.container)
+                if marks is None or any(
+                    happens_before(effect, mark) or happens_before(mark, effect) for mark in marks
+                ):
+                    checks.append(self._loop_checks[step.container])
         checks += [
             fetch for fetch in self._fetch_checks
             if fetch.seq < effect.seq and happens_before(fetch, effect)
         ]
         return sorted(checks, key=lambda check: check.seq)
+
+    def _selected_state(
+        self, node: cst.BaseExpression, scope: FunctionScope, depth: int
+    ) -> Optional[Tuple[str, str]]:
+        """The state field a query (through its receivers and local names)
+        selects rows by, and the code of the state it selects
+        (``filter(status=Status.QUEUED)``: ``("status", "Status.QUEUED")``):
+        a literal, a constant or an enum member."""
+        if depth > 8:
+            return None
+        if isinstance(node, cst.Name):
+            # A query's rows are what it selects, whatever ``update()`` does to them later.
+            value = self.knowledge.assigned_value(node.value, scope)
+            if value is None or value is node:
+                return None
+            return self._selected_state(value, scope, depth + 1)
+        if isinstance(node, (cst.Subscript, cst.Attribute)):
+            return self._selected_state(node.value, scope, depth + 1)
+        if not isinstance(node, cst.Call):
+            return None
+        if method_name(node) == "filter":
+            for arg in node.args:
+                if arg.keyword is None or not isinstance(arg.value, (cst.SimpleString, cst.Name, cst.Attribute)):
+                    continue
+                field, _, operator = arg.keyword.value.partition("__")
+                if catalog.STATUS_FIELDS.match(field) and operator in ("", "exact"):
+                    return field, source_text(arg.value)
+        return self._selected_state(node.func, scope, depth + 1)
 
     def _selects_undone(
         self, node: cst.BaseExpression, scope: FunctionScope, depth: int, flags_only: bool = False
@@ -305,7 +398,13 @@ class Guards:
         if isinstance(node, cst.Call):
             return self._call(node, scope, depth)
         if isinstance(node, cst.Attribute):
-            return True if _is_done_flag(node.attr.value) else None
+            if _is_done_flag(node.attr.value):
+                return True
+            made = _existence_flag(node.attr.value)
+            if made:
+                self._made = made
+                return True
+            return None
         if isinstance(node, cst.Name):
             if _says_checked_done(node.value):
                 return True
@@ -360,6 +459,8 @@ class Guards:
         return None
 
     def _call(self, call: cst.Call, scope: FunctionScope, depth: int) -> Optional[bool]:
+        if not catalog.words(_spelled(call.func)).isdisjoint(catalog.FAILURE_WORDS):
+            return None  # get_config_failure(...): an earlier attempt failed, nothing was done
         method = method_name(call)
         if method is not None and method in catalog.LOOKUP_METHODS:
             if method in ("get", "aget"):
@@ -470,6 +571,42 @@ def _filters_undone(
     return all(not catalog.words(t).isdisjoint(catalog.UNDONE_STATE_WORDS) for t in texts)
 
 
+def _state_marks(trace: Trace, loop: Event, field: str, selected: str) -> List[Event]:
+    """The writes that give the rows a loop goes over another ``field``
+    state: an assignment ``row.status = ...`` or an ``update(status=...)``
+    in the loop's body (in the helpers it calls too), or an ``update`` of
+    the loop's own query after it (``rows.update(status=...)``)."""
+    container = id(loop.node)
+    over = loop.value.value if isinstance(loop.value, cst.Name) else None
+    marks: List[Event] = []
+    for event in trace.after(loop):
+        inside = _inside_branch(event, container, "body")
+        if event.kind == "assign" and inside:
+            for target in event.targets:
+                if (
+                    isinstance(target, cst.Attribute)
+                    and target.attr.value == field
+                    and event.value is not None
+                    and source_text(event.value) != selected
+                ):
+                    marks.append(event)
+        elif event.kind == "call" and isinstance(event.node, cst.Call) and method_name(event.node) == "update":
+            func = event.node.func
+            on_the_rows = inside or (
+                over is not None
+                and isinstance(func, cst.Attribute)
+                and isinstance(func.value, cst.Name)
+                and func.value.value == over
+                and _same_frame(loop, event)
+            )
+            if on_the_rows and any(
+                arg.keyword is not None and arg.keyword.value == field and source_text(arg.value) != selected
+                for arg in event.node.args
+            ):
+                marks.append(event)
+    return marks
+
+
 def _literal_truth(node: cst.BaseExpression) -> Optional[bool]:
     if isinstance(node, cst.Name) and node.value in ("True", "False"):
         return node.value == "True"
@@ -491,6 +628,15 @@ def _is_literal(node: cst.BaseExpression, value: str) -> bool:
 
 def _says_checked_done(name: str) -> bool:
     return not catalog.words(name).isdisjoint(catalog.CHECKED_DONE_STATES | {"done"})
+
+
+def _existence_flag(field: str) -> FrozenSet[str]:
+    """The words of what ``has_jira_issue`` says exists (``jira``,
+    ``issue``); nothing for a field that is not a ``has_`` flag."""
+    words = catalog.words(field)
+    if not field.lower().startswith("has_") or len(words) < 2:
+        return frozenset()
+    return frozenset(words - {"has"})
 
 
 def _is_done_flag(field: str) -> bool:

@@ -10,7 +10,8 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.analysis import Event, Trace, call_label, happens_before, source_text
-from idemlint.effects import Knowledge
+from idemlint.effects import Knowledge, method_name
+from idemlint.guards import Guards
 from idemlint.names import argument, dotted_name, literal_text
 from idemlint.rules.base import TaskRule, Violation, where
 
@@ -45,8 +46,11 @@ class MarkerBeforeEffect(TaskRule):
         "Finds writes that mark work as done (a `status = \"paid\"`/`\"sent\"`/"
         "`\"done\"` saved or updated, a `notified = True` style flag, a cache or "
         "Redis key of done/processed/idempotency work, a row in a processed or "
-        "dedup table) that run before the side effect or work they record, "
-        "outside one transaction with it."
+        "dedup table, a row moved out of the state a loop selects it by, such "
+        "as `invite.status = EXPIRED` over `filter(status=PENDING)`, whatever "
+        "the new state is called, saved or written by `bulk_update()`) that "
+        "run before the side effect or work they record, outside one "
+        "transaction with it."
     )
     why = (
         "If the worker dies between the marker and the effect, the marker says "
@@ -111,7 +115,7 @@ def _markers(trace: Trace, knowledge: Knowledge) -> Iterator[_Marker]:
     for event in trace.events:
         if event.kind == "assign":
             for target in event.targets:
-                if _is_done_assignment(target, event.value):
+                if _is_done_assignment(target, event.value) or _moves_selected_row(event, target, trace, knowledge):
                     receiver = dotted_name(target.value)  # type: ignore[attr-defined]
                     if receiver:
                         pending.setdefault(receiver, []).append(event)
@@ -119,6 +123,9 @@ def _markers(trace: Trace, knowledge: Knowledge) -> Iterator[_Marker]:
         if event.kind != "call" or not isinstance(event.node, cst.Call):
             continue
         call = event.node
+        if method_name(call) in catalog.BULK_SAVE_METHODS:
+            yield from _bulk_saved(event, call, pending)
+            continue
         saved = _saved_receivers(call, pending)
         for receiver in saved:
             for assignment in pending.pop(receiver):
@@ -131,6 +138,55 @@ def _markers(trace: Trace, knowledge: Knowledge) -> Iterator[_Marker]:
         marker = _call_marker(event, call, knowledge)
         if marker is not None:
             yield marker
+
+
+def _moves_selected_row(event: Event, target: cst.BaseExpression, trace: Trace, knowledge: Knowledge) -> bool:
+    """``invite.status = Status.EXPIRED`` in ``for invite in
+    Invite.objects.filter(status=Status.PENDING)``: the row leaves the
+    state the loop selects it by, the state the next run selects on, so
+    the new one records the work whatever it is called."""
+    if not isinstance(target, cst.Attribute) or not isinstance(target.value, cst.Name) or event.value is None:
+        return False
+    if not catalog.STATUS_FIELDS.match(target.attr.value):
+        return False
+    selection = Guards.of(trace, knowledge).selection_around(event)
+    if selection is None:
+        return False
+    loop, field, selected = selection
+    row = loop.node.target if isinstance(loop.node, cst.For) else None
+    return (
+        field == target.attr.value
+        and isinstance(row, cst.Name)
+        and row.value == target.value.value
+        and source_text(event.value) != selected
+    )
+
+
+def _bulk_saved(event: Event, call: cst.Call, pending: Dict[str, List[Event]]) -> Iterator[_Marker]:
+    """``Invite.objects.bulk_update(invites, fields=["status"])`` writes the
+    done states assigned to the objects before it (of the fields it
+    names): one marker, reported at the write."""
+    fields = argument(call, 1, "fields")
+    names = (
+        {literal_text(element.value) for element in fields.elements}
+        if isinstance(fields, (cst.List, cst.Tuple))
+        else None
+    )
+    written = [
+        receiver for receiver, assignments in pending.items()
+        if any(names is None or _assigned_field(a) in names for a in assignments)
+    ]
+    if not written:
+        return
+    first = pending[written[0]][0]
+    for receiver in written:
+        del pending[receiver]
+    yield _Marker(call, event, f"`{call_label(call)}` of `{source_text(first.node, 60)}`", dedup=False)
+
+
+def _assigned_field(assignment: Event) -> Optional[str]:
+    target = assignment.targets[0] if assignment.targets else None
+    return target.attr.value if isinstance(target, cst.Attribute) else None
 
 
 def _is_done_assignment(target: cst.BaseExpression, value: Optional[cst.BaseExpression]) -> bool:

@@ -70,7 +70,10 @@ def send_welcome_email(user_id):
         "state, done flags such as `notified` or `sent_at`, helpers named like "
         "`already_sent()` or returning such a read) and by its polarity; a loop "
         "over a query filtered to undone rows (`filter(sent_at__isnull=True)`, "
-        "`filter(status=\"pending\")`) guards its body the same way. Any "
+        "`filter(status=\"pending\")`) guards its body the same way, and so "
+        "does one filtered on any state of a status field (a literal, a "
+        "constant, an enum member) when the loop's body, or an `update()` of "
+        "that query after it, writes another state of that field. Any "
         "claim in the task counts, whether or not it is on the same key or row. "
         "A lock is trusted when a done-check runs after it is taken."
     )
@@ -126,6 +129,6 @@ def _enqueued_places(event: Event, knowledge: Knowledge) -> Tuple[Tuple[Event, s
 
 def _test_source(check: Event) -> str:
     node = check.node
-    test = node.test if isinstance(node, cst.If) else node
+    test = node.test if isinstance(node, cst.If) else node.iter if isinstance(node, cst.For) else node
     code = " ".join(cst.Module(body=[]).code_for_node(test).split())
     return code if len(code) <= 60 else code[:57] + "..."
