@@ -1315,6 +1315,9 @@ ORM_INSTANCE_METHODS = frozenset({"get", "first", "last", "latest", "earliest", 
 # Shortcuts that fetch one instance of the model (or queryset) given first.
 ORM_SHORTCUT_GETTERS = ("django.shortcuts.get_object_or_404",)
 SAVE_METHODS = frozenset({"save", "asave", "commit", "flush", "update", "aupdate"})
+# Django lookups that bound a range: a field read into a local and used as
+# such a bound selects the work (a watermark).
+RANGE_LOOKUPS = frozenset({"gt", "gte", "lt", "lte"})
 # Writes of many objects at once, the fields named (Django's QuerySet.bulk_update(objs, fields)).
 BULK_SAVE_METHODS = frozenset({"bulk_update", "abulk_update"})
 CACHE_SET_METHODS = frozenset({"set", "aset", "hset", "sadd", "setex", "set_many"})
@@ -1416,6 +1419,12 @@ ENQUEUE_CALL_METHODS = frozenset(
     {"delay", "apply_async", "kiq", "send_with_options", "enqueue", "s", "si", "signature"}
 )
 
+# Redis reads of the items a collection holds, and the calls that empty it:
+# a read tested and then, in the same function, the key deleted is a list
+# of pending work drained once handled (a done-check).
+PENDING_LIST_READS = frozenset({"lrange", "smembers", "hgetall", "hkeys", "zrange", "zrangebyscore"})
+LIST_DRAINS = frozenset({"delete", "unlink", "ltrim"})
+
 # Words of a helper that recalls a failure (``get_config_failure()``): what
 # it returns says an earlier attempt failed, never that the work was done.
 FAILURE_WORDS = frozenset({"failure", "failures", "failed", "error", "errors"})
@@ -1459,7 +1468,9 @@ CACHE_MODULES = frozenset(
      "aiocache", "flask_caching", "cachelib", "werkzeug", "diskcache", "redis"}
 )
 
-LOCK_NAME_WORDS = frozenset({"lock", "locks", "mutex"})
+# Words of a key's name that say it is a lock (IDM005): a ``singleton`` key
+# is the one a run-once job takes so that a second copy does not start.
+LOCK_NAME_WORDS = frozenset({"lock", "locks", "mutex", "singleton"})
 
 # Commands that remove a key whatever it holds.
 KEY_DELETE_METHODS = frozenset(

@@ -57,6 +57,12 @@ class Guards:
                 self._assigned[id(_unwrap(event.value))] = event
         self._polarities: Dict[int, bool] = {}
         self._by_node: Dict[int, bool] = {}
+        # (scope, key code) of the Redis keys a function deletes or trims.
+        self._drained_keys: Set[Tuple[int, str]] = {
+            (id(e.scope), source_text(e.node.args[0].value))
+            for e in trace.calls()
+            if isinstance(e.node, cst.Call) and e.node.args and method_name(e.node) in catalog.LIST_DRAINS
+        }
         self._weak = False
         self._weak_checks: Set[int] = set()
         # ``if finding.has_ticket:``: a check that what an effect makes
@@ -409,9 +415,27 @@ class Guards:
             if _says_checked_done(node.value):
                 return True
             value = self.knowledge.visible_value(node.value, scope)
+            if value is not None and self._reads_a_drained_list(value, scope, 0):
+                return False  # if failures: ... pending work, deleted once handled
             if value is not None and value is not node and not isinstance(value, cst.Name):
                 return self._polarity(value, scope, depth + 1)
         return None
+
+    def _reads_a_drained_list(self, node: cst.BaseExpression, scope: FunctionScope, depth: int) -> bool:
+        """``[json.loads(e) for e in redis.lrange(key, 0, -1)]`` where the
+        same function deletes ``key`` later: the items still to handle,
+        removed only once they are (a list a sweeper drains)."""
+        if depth > 4:
+            return False
+        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+            return self._reads_a_drained_list(node.for_in.iter, scope, depth + 1)
+        if not isinstance(node, cst.Call) or not node.args:
+            return False
+        if isinstance(node.func, cst.Name) and node.func.value in ("list", "set", "sorted", "tuple"):
+            return self._reads_a_drained_list(node.args[0].value, scope, depth + 1)
+        if method_name(node) not in catalog.PENDING_LIST_READS:
+            return False
+        return (id(scope), source_text(node.args[0].value)) in self._drained_keys
 
     def _comparison(
         self, node: cst.Comparison, scope: FunctionScope, depth: int

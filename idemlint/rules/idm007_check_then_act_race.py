@@ -73,7 +73,9 @@ def send_welcome_email(user_id):
         "`filter(status=\"pending\")`) guards its body the same way, and so "
         "does one filtered on any state of a status field (a literal, a "
         "constant, an enum member) when the loop's body, or an `update()` of "
-        "that query after it, writes another state of that field. Any "
+        "that query after it, writes another state of that field. A Redis list "
+        "of pending items (`LRANGE`, `SMEMBERS`, `HGETALL`) tested and deleted "
+        "later in the same function is a done-check too. Any "
         "claim in the task counts, whether or not it is on the same key or row. "
         "A lock is trusted when a done-check runs after it is taken."
     )
