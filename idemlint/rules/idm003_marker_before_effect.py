@@ -48,7 +48,9 @@ class MarkerBeforeEffect(TaskRule):
         "Redis key of done/processed/idempotency work, a row in a processed or "
         "dedup table, a row moved out of the state a loop selects it by, such "
         "as `invite.status = EXPIRED` over `filter(status=PENDING)`, whatever "
-        "the new state is called, saved or written by `bulk_update()`) that "
+        "the new state is called, saved or written by `bulk_update()`, a "
+        "watermark the run selects its work by, `filter(created__gte=since)` "
+        "with `since = task.last_run_at`, advanced by `update(last_run_at=...)`) that "
         "run before the side effect or work they record, outside one "
         "transaction with it."
     )
@@ -241,6 +243,8 @@ def _call_marker(event: Event, call: cst.Call, knowledge: Knowledge) -> Optional
         for arg in call.args:
             if arg.keyword is not None and _is_done_field(arg.keyword.value, arg.value):
                 return _Marker(call, event, f"{label} marking `{arg.keyword.value}` done", False)
+            if arg.keyword is not None and _selects_the_work(event, arg.keyword.value, knowledge):
+                return _Marker(call, event, f"{label} advancing `{arg.keyword.value}`, which selects the work,", False)
         return None
     if method in catalog.CACHE_SET_METHODS:
         return _cache_marker(event, call, knowledge, label)
@@ -255,6 +259,38 @@ def _call_marker(event: Event, call: cst.Call, knowledge: Knowledge) -> Optional
             if catalog.names_dedup_table(name.split(".")[-1]):
                 return _Marker(call, event, label, dedup=True)
     return None
+
+
+def _selects_the_work(event: Event, field: str, knowledge: Knowledge) -> bool:
+    """Whether ``update(last_run_at=now())`` advances a watermark: earlier
+    in the same function, a local read from the field (``since =
+    task.last_run_at``) bounds a query's range (``filter(modified__gte=since)``),
+    so the next run starts from the new value."""
+    bounds = knowledge.shared("watermark bounds", lambda: _watermark_bounds(knowledge.trace))
+    return any(seq < event.seq for seq in bounds.get((id(event.scope), field), ()))
+
+
+def _watermark_bounds(trace: Trace) -> Dict[Tuple[int, str], List[int]]:
+    """(scope, field) -> where a local read from ``obj.field`` bounds a
+    query's range (the seq of that filter call)."""
+    read: Dict[Tuple[int, str], str] = {}  # (scope, local) -> the field it was read from
+    bounds: Dict[Tuple[int, str], List[int]] = {}
+    for event in trace.events:
+        scope = id(event.scope)
+        if event.kind == "assign" and isinstance(event.value, cst.Attribute):
+            for target in event.targets:
+                if isinstance(target, cst.Name):
+                    read[(scope, target.value)] = event.value.attr.value
+        elif event.kind == "call" and isinstance(event.node, cst.Call) and method_name(event.node) in ("filter", "exclude"):
+            for arg in event.node.args:
+                if (
+                    arg.keyword is not None
+                    and arg.keyword.value.rsplit("__", 1)[-1] in catalog.RANGE_LOOKUPS
+                    and isinstance(arg.value, cst.Name)
+                    and (scope, arg.value.value) in read
+                ):
+                    bounds.setdefault((scope, read[(scope, arg.value.value)]), []).append(event.seq)
+    return bounds
 
 
 def _is_mark_method(method: str) -> bool:
