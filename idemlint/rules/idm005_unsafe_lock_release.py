@@ -10,7 +10,7 @@ import libcst as cst
 from idemlint import catalog
 from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_text
 from idemlint.effects import Knowledge, stores_lock_token
-from idemlint.names import argument, literal_text
+from idemlint.names import argument, dotted_name, literal_text
 from idemlint.rules.base import TaskRule, Violation, where
 
 # Keywords a key-value delete accepts (Django's cache ``version``); any other
@@ -203,6 +203,9 @@ class _KeyOrigins:
                 found |= self.origins(self.constants[node.value], scope, depth + 1)
         elif isinstance(node, (cst.Attribute, cst.Subscript)):
             found.add(("expr", source_text(node)))
+        elif isinstance(node, cst.Call) and dotted_name(node.func):
+            # ``_job_lock_id(query_hash)``: the helper that builds the key names it.
+            found.add(("call", f"{dotted_name(node.func)}()"))
         text = _text(node)
         if text is not None and _ALNUM.search(text.replace("{}", "")):
             found.add(("text", text))
