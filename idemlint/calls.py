@@ -205,11 +205,20 @@ class Calls:
         return found if isinstance(found, Definition) else None
 
     def waits_for_commit(self, definition: Definition, base: Optional[cst.BaseExpression]) -> bool:
-        """Whether enqueueing the task ``definition`` is waits for the
+        """Whether enqueueing the task ``definition`` waits for the
         database transaction to commit: the project class its decorator
         names as ``base=`` has an ``apply_async`` that hands the enqueue to
-        ``transaction.on_commit`` (``delay`` calls ``apply_async``)."""
-        klass = self._expression_value(base, definition.module, 0) if base is not None else None
+        ``transaction.on_commit`` (``delay`` calls ``apply_async``).  A
+        ``base`` the task's module does not name (a project decorator
+        defined elsewhere set it) is not known, and is not assumed to
+        enqueue at once."""
+        if base is None:
+            return False
+        module = definition.module
+        head = _spelled_head(base)
+        if head is None or not (_defines(module, head) or module.index.resolver().lookup(head) is not None):
+            return True
+        klass = self._expression_value(base, module, 0)
         if not isinstance(klass, ProjectClass):
             return False
         method = self._method(klass, "apply_async")
@@ -655,13 +664,21 @@ class Calls:
 
     def _library_name(self, name: Optional[str], hops: int) -> Optional[str]:
         """``name`` with every project binding it starts with replaced, until
-        it names a library's object; None when it never does."""
+        it names a library's object; None when it never does, or when it
+        names one already (no project binding to see through)."""
+        step = self._library_step(name, hops) if name is not None else None
+        if step is _IN_A_LIBRARY or not isinstance(step, str):
+            return None
+        return self._as_library(step, hops + 1)
+
+    def _as_library(self, name: Optional[str], hops: int) -> Optional[str]:
+        """The library object ``name`` stands for, itself if it names one."""
         for hop in range(hops, MAX_HOPS + 1):
             if name is None:
                 return None
             step = self._library_step(name, hop)
             if step is _IN_A_LIBRARY:
-                return name if hop > hops else None
+                return name
             name = step if isinstance(step, str) else None
         return None
 
@@ -702,7 +719,6 @@ class Calls:
         function = module.index.functions.get(name)
         if function is None or hops > MAX_HOPS:
             return None
-        resolver = module.index.resolver()
         assigned = _local_assignments(function.body.body)
         made: Set[str] = set()
         for value in _returned_values(function.body.body):
@@ -712,9 +728,7 @@ class Calls:
                 value = assigned[value.value][0]
             if not isinstance(value, cst.Call):
                 return None
-            resolved = self._called_name(value, assigned, module, hops)
-            library = resolved if resolved is not None and self._library_step(resolved, hops + 1) is _IN_A_LIBRARY else None
-            library = library or self._library_name(resolved, hops + 1)
+            library = self._as_library(self._called_name(value, assigned, module, hops), hops + 1)
             if library is None:
                 return None
             made.add(library)

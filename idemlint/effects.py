@@ -77,6 +77,7 @@ class Knowledge:
         self.settings = settings
         self.calls = calls  # for constants other project modules define
         self._sub_tasks = sub_tasks
+        self._enqueued: Dict[int, Tuple[SubTaskEffect, ...]] = {}
         self._assigned: Dict[Tuple[int, str], List[cst.BaseExpression]] = {}
         self._bound: Set[Tuple[int, str]] = set()  # helper parameters bound to arguments
         self._shared: Dict[str, object] = {}
@@ -295,7 +296,10 @@ class Knowledge:
         unguarded (none when the call enqueues nothing known)."""
         if event.enqueued is None or self._sub_tasks is None:
             return ()
-        return self._sub_tasks(event.enqueued)
+        key = id(event.enqueued.function)
+        if key not in self._enqueued:  # several rules ask about each enqueue
+            self._enqueued[key] = self._sub_tasks(event.enqueued)
+        return self._enqueued[key]
 
     def enqueued_message(self, event: Event) -> Optional[SubTaskEffect]:
         """The first message the task this call enqueues sends unguarded."""

@@ -558,7 +558,6 @@ def _candidates(
 def _screened(raw: bytes, settings: Settings) -> "Screened":
     """What the byte screen finds in one file's bytes."""
     from idemlint.screens import Screened
-    from idemlint.subtasks import SubTasks
 
     holds_tasks = could_hold_tasks(raw, settings)
     return Screened(
@@ -800,7 +799,7 @@ def _analyse(
                 trace = TraceBuilder(home, task, project, summaries, calls).build()
                 unfollowed += trace.unfollowed
                 knowledge = Knowledge(
-                    trace, loaded.index.constants, settings, calls, partial(sub_tasks.effects, calls=calls)
+                    trace, loaded.index.constants, settings, calls, partial(sub_tasks.effects, root=task.function)
                 )
                 qualified = f"{home.name}.{task.name}" if home.name else task.name
                 routes = Routes(trace, qualified)

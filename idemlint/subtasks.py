@@ -21,8 +21,10 @@ naming the enqueued task, with the effect as a related place.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
+
+import libcst as cst
 
 from idemlint.analysis import Event, Summaries, TraceBuilder
 from idemlint.calls import Calls, Definition
@@ -34,19 +36,32 @@ from idemlint.tasks import Task
 if TYPE_CHECKING:
     from idemlint.project import LoadedModule, Lookup, Project
 
-# How many enqueues deep one task's effects are looked for (a task that
-# enqueues a task that enqueues the mailer).
-MAX_SUB_TASK_DEPTH = 3
+
+@dataclass(frozen=True)
+class _Reading:
+    """What one enqueued task's own trace says: the effects it makes with
+    no check or claim before them, the project tasks it enqueues that way,
+    whether its class enqueues it only after the caller's commit, and what
+    reading it looked up in the project."""
+
+    name: str
+    effects: Tuple[SubTaskEffect, ...]
+    enqueues: Tuple[Definition, ...]
+    after_commit: bool
+    lookups: Tuple["Lookup", ...]
 
 
 class SubTasks:
     """The unguarded side effects of enqueued project tasks, for one run.
 
-    ``tasks_of`` gives the tasks detection finds in a module (a task's
-    options, such as ``bind``, shape its trace).  What computing an
-    answer looked up in the project is recorded again each time the
-    answer is reused, as helper summaries do, so that a cached result
-    depends on the modules the enqueued task reads.
+    Each task is read once (its trace, its guards); what it makes through
+    the tasks it enqueues in turn is gathered over those readings, any
+    number of enqueues deep, cycles included, so the answer does not
+    depend on which task asked first.  ``tasks_of`` gives the tasks
+    detection finds in a module (a task's options, such as ``bind``, shape
+    its trace).  What an answer looked up in the project is recorded again
+    each time it is reused, as helper summaries do, so that a cached result
+    depends on the modules the enqueued tasks read.
     """
 
     def __init__(
@@ -60,52 +75,74 @@ class SubTasks:
         self.settings = settings
         self.summaries = summaries
         self._tasks_of = tasks_of
-        self._tasks: Dict[int, Sequence[Task]] = {}
-        self._found: Dict[int, Tuple[Tuple[SubTaskEffect, ...], List["Lookup"]]] = {}
-        self._running: List[int] = []
-        self._cuts = 0  # answers left short by a cycle, which callers must not keep
+        self._tasks: Dict[int, Tuple[Sequence[Task], List["Lookup"]]] = {}
+        self._readings: Dict[int, _Reading] = {}
+        self._answers: Dict[Tuple[int, int], Tuple[Tuple[SubTaskEffect, ...], Tuple["Lookup", ...]]] = {}
 
-    def effects(self, definition: Definition, calls: Calls) -> Tuple[SubTaskEffect, ...]:
-        """The side effects the task ``definition`` is makes unguarded."""
-        key = id(definition.function)
-        if key in self._found:
-            effects, lookups = self._found[key]
-            if self.project is not None:
-                self.project.lookups += lookups
-            return effects
-        if key in self._running or len(self._running) >= MAX_SUB_TASK_DEPTH:
-            self._cuts += 1
-            return ()
-        start = len(self.project.lookups) if self.project is not None else 0
-        cuts = self._cuts
-        self._running.append(key)
-        try:
-            effects = self._unguarded(definition, calls)
-        finally:
-            self._running.pop()
-        if self._cuts == cuts:
-            lookups = self.project.lookups[start:] if self.project is not None else []
-            self._found[key] = (effects, lookups)
+    def effects(
+        self, definition: Definition, root: Optional[cst.FunctionDef] = None
+    ) -> Tuple[SubTaskEffect, ...]:
+        """The side effects the task ``definition`` makes unguarded, itself
+        or through the tasks it enqueues unguarded; ``root`` is the task
+        whose trace asks, whose own effects are its own trace's to report."""
+        key = (id(definition.function), id(root))
+        if key not in self._answers:
+            self._answers[key] = self._gathered(definition, root)
+        effects, lookups = self._answers[key]
+        if self.project is not None:
+            self.project.lookups += lookups
         return effects
 
-    def _unguarded(self, definition: Definition, calls: Calls) -> Tuple[SubTaskEffect, ...]:
+    def _gathered(
+        self, definition: Definition, root: Optional[cst.FunctionDef]
+    ) -> Tuple[Tuple[SubTaskEffect, ...], Tuple["Lookup", ...]]:
+        first = self._reading(definition)
+        found: Dict[Tuple[str, bool], SubTaskEffect] = {}
+        lookups: List["Lookup"] = []
+        seen = {id(definition.function)}
+        waiting = [definition]
+        while waiting:
+            reading = self._reading(waiting.pop(0))
+            lookups += reading.lookups
+            for effect in reading.effects:
+                found.setdefault((effect.label, effect.message), effect)
+            for enqueued in reading.enqueues:
+                if id(enqueued.function) not in seen and enqueued.function is not root:
+                    seen.add(id(enqueued.function))
+                    waiting.append(enqueued)
+        effects = tuple(replace(e, task=first.name, after_commit=first.after_commit) for e in found.values())
+        return effects, tuple(dict.fromkeys(lookups))
+
+    def _reading(self, definition: Definition) -> _Reading:
+        key = id(definition.function)
+        if key not in self._readings:
+            self._readings[key] = self._read(definition)
+        return self._readings[key]
+
+    def _read(self, definition: Definition) -> _Reading:
+        start = len(self.project.lookups) if self.project is not None else 0
         task = self._task(definition)
+        # Resolution of its own, so that every lookup it makes is this reading's.
+        calls = Calls(self.project)
         trace = TraceBuilder(definition.module, task, self.project, self.summaries, calls).build()
-        knowledge = Knowledge(
-            trace, definition.module.index.constants, self.settings, calls,
-            sub_tasks=lambda enqueued: self.effects(enqueued, calls),
-        )
+        knowledge = Knowledge(trace, definition.module.index.constants, self.settings, calls)
         guards = Guards.of(trace, knowledge)
         name = f"{definition.module.name}.{task.name}" if definition.module.name else task.name
-        after_commit = calls.waits_for_commit(definition, task.options.get("base"))
-        found: Dict[Tuple[str, bool], SubTaskEffect] = {}
+        effects: Dict[Tuple[str, bool], SubTaskEffect] = {}
+        enqueues: Dict[int, Definition] = {}
         for event in trace.calls():
-            for effect in _effects_of(event, knowledge, name):
-                if (effect.label, effect.message) in found:
-                    continue
-                if guards.checked_before(event) is None and guards.claimed_before(event) is None:
-                    found[(effect.label, effect.message)] = replace(effect, after_commit=after_commit)
-        return tuple(found.values())
+            effect = _effect_of(event, knowledge, name)
+            if effect is None and event.enqueued is None:
+                continue
+            if guards.checked_before(event) is not None or guards.claimed_before(event) is not None:
+                continue
+            if effect is not None:
+                effects.setdefault((effect.label, effect.message), effect)
+            if event.enqueued is not None:
+                enqueues.setdefault(id(event.enqueued.function), event.enqueued)
+        after_commit = calls.waits_for_commit(definition, task.options.get("base"))
+        lookups = tuple(self.project.lookups[start:]) if self.project is not None else ()
+        return _Reading(name, tuple(effects.values()), tuple(enqueues.values()), after_commit, lookups)
 
     def _task(self, definition: Definition) -> Task:
         """The task detection finds for ``definition``; a function only
@@ -113,25 +150,36 @@ class SubTasks:
         is a task of its own all the same."""
         module = definition.module
         if id(module) not in self._tasks:
-            self._tasks[id(module)] = self._tasks_of(module)
+            start = len(self.project.lookups) if self.project is not None else 0
+            tasks = self._tasks_of(module)
+            self._tasks[id(module)] = (tasks, self.project.lookups[start:] if self.project is not None else [])
+        tasks, lookups = self._tasks[id(module)]
+        if self.project is not None:
+            self.project.lookups += lookups
         function = definition.function
-        for task in self._tasks[id(module)]:
-            if task.owner is None and task.function.name.value == function.name.value:
+        for task in tasks:
+            if task.function is function:
                 return task
-        framework = "celery" if function.decorators else "rq"
+        for task in tasks:
+            if task.owner is None and task.function.name.value == function.name.value:
+                return task  # the same function, parsed again for its module's index
+        framework = HANDED_TO_A_QUEUE if not function.decorators else ENQUEUED_BY_ITS_METHODS
         return Task(function.name.value, function, framework, {}, recognised="enqueued by a task")
 
 
-def _effects_of(event: Event, knowledge: Knowledge, task: str) -> List[SubTaskEffect]:
-    """The side effects one call of the enqueued task ``task`` makes."""
+# The framework of a task detection does not list: a function handed to
+# ``queue.enqueue`` is RQ's; one enqueued through ``.delay()`` and its
+# relatives is a Celery-style task.
+HANDED_TO_A_QUEUE = "rq"
+ENQUEUED_BY_ITS_METHODS = "celery"
+
+
+def _effect_of(event: Event, knowledge: Knowledge, task: str) -> Optional[SubTaskEffect]:
+    """The side effect one call of the enqueued task ``task`` makes."""
     message = message_effect(knowledge, event)
     if message is not None:
-        return [SubTaskEffect(task, message.label, True, f"sends the {message.label}", event)]
+        return SubTaskEffect(task, message.label, True, f"sends the {message.label}", event)
     keyable = knowledge.keyable_effect(event)
     if keyable is not None and not knowledge.has_idempotency_key(event, keyable):
-        return [SubTaskEffect(task, keyable.label, False, f"makes the unkeyed {keyable.label} call", event)]
-    # A task it enqueues in turn: the effect is still this task's doing.
-    return [
-        SubTaskEffect(task, effect.label, effect.message, effect.consequence, effect.event)
-        for effect in knowledge.enqueued_effects(event)
-    ]
+        return SubTaskEffect(task, keyable.label, False, f"makes the unkeyed {keyable.label} call", event)
+    return None

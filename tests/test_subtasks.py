@@ -19,7 +19,7 @@ from typing import Dict, List, Tuple
 from conftest import RunCli
 from expectations import expectations, reported
 
-from idemlint import lint_paths
+from idemlint import lint_paths, lint_source
 from idemlint.cache import DIRECTORY_NAME, Cache
 from idemlint.settings import DEFAULT_SETTINGS
 
@@ -164,3 +164,49 @@ def test_an_edit_of_the_enqueued_task_invalidates_the_cached_caller(tmp_path: pa
     write(tmp_path, {"shop/mail.py": GUARDED_MAILER})
     assert codes(project, Cache(cache_dir, DEFAULT_SETTINGS)) == []
     assert codes(tasks, Cache(cache_dir, DEFAULT_SETTINGS)) == []
+
+
+def chain(order: List[str]) -> str:
+    """Five tasks, each enqueueing the next; the last sends."""
+    bodies = {
+        "ta": "    tb.delay(address)",
+        "tb": "    tc.delay(address)",
+        "tc": "    td.delay(address)",
+        "td": "    te.delay(address)",
+        "te": '    send_mail("Hi", "", None, [address])',
+    }
+    head = "from celery import shared_task\nfrom django.core.mail import send_mail\n"
+    return head + "".join(f"\n\n@shared_task\ndef {name}(address):\n{bodies[name]}\n" for name in order)
+
+
+def test_an_enqueue_any_number_of_tasks_deep_counts_whatever_the_order() -> None:
+    forward = lint_source(chain(["ta", "tb", "tc", "td", "te"]), "tasks.py").findings
+    backward = lint_source(chain(["te", "td", "tc", "tb", "ta"]), "tasks.py").findings
+    named = lambda findings: sorted((f.task, f.code) for f in findings)  # noqa: E731
+    assert named(forward) == named(backward) == [
+        ("ta", "IDM013"), ("tb", "IDM013"), ("tc", "IDM013"), ("td", "IDM013"), ("te", "IDM013"),
+    ]
+
+
+CYCLE = """
+from celery import shared_task
+from django.core.mail import send_mail
+
+
+@shared_task
+def ping(address):
+    send_mail("Ping", "", None, [address])
+    pong.delay(address)
+
+
+@shared_task
+def pong(address):
+    ping.delay(address)
+"""
+
+
+def test_a_task_reached_again_through_a_cycle_is_its_own_trace_s_to_report() -> None:
+    found = sorted((f.task, f.line, f.code) for f in lint_source(CYCLE, "tasks.py").findings)
+    # ping's send is its own finding; pong's enqueue of ping sends it; ping's
+    # enqueue of pong is not ping's own send again.
+    assert found == [("ping", 8, "IDM013"), ("pong", 14, "IDM013")]

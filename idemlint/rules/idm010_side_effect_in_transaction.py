@@ -95,12 +95,18 @@ def charge_order(order_id):
             call = f"`{call_label(event.node)}` in {where(event, trace.task.name)}"  # type: ignore[arg-type]
             if enqueued:
                 sub = enqueued[0]
+                started = starts_task(event)
+                undone = (
+                    "the enqueue, so the call is made for work that never committed (and may "
+                    "run before the commit), and the redelivered task enqueues it again"
+                    if started == "enqueues"
+                    else "the call, so it stands while the work it records is rolled back, "
+                    "and the redelivered task makes it again"
+                )
                 yield Violation(
                     event.node,
-                    f"{call} runs inside {opened} and {starts_task(event)} task `{sub.task}`, which "
-                    f"{sub.consequence} unguarded: a rollback cannot undo the enqueue, so "
-                    "the call is made for work that never committed (and may run before "
-                    "the commit), and the redelivered task enqueues it again",
+                    f"{call} runs inside {opened} and {started} task `{sub.task}`, which "
+                    f"{sub.consequence} unguarded: a rollback cannot undo {undone}",
                     event=event,
                     related=((sub.event, f"task `{sub.task}` {sub.consequence} here"),),
                 )
