@@ -224,9 +224,10 @@ def _exits_after(deeper: Sequence[Step]) -> bool:
             return False
         if step.next_exit != NO_EXIT:
             return True
+        # A ``continue`` in this loop's own body, or in a block inside it, ends its iteration only.
+        in_a_loop = in_a_loop or (step.kind == "Loop" and step.branch == "body")
         if step.next_skip != NO_EXIT and not in_a_loop:
             return True
-        in_a_loop = in_a_loop or (step.kind == "Loop" and step.branch == "body")
     return False
 
 

@@ -1318,6 +1318,16 @@ SAVE_METHODS = frozenset({"save", "asave", "commit", "flush", "update", "aupdate
 # Django lookups that bound a range: a field read into a local and used as
 # such a bound selects the work (a watermark).
 RANGE_LOOKUPS = frozenset({"gt", "gte", "lt", "lte"})
+# Query methods a selection of rows is written with (a state to select on,
+# a range bound), and those that write a state of the selected rows.
+SELECTING_METHODS = frozenset({"filter"})
+BOUNDING_METHODS = frozenset({"filter", "exclude"})
+STATE_WRITE_METHODS = frozenset({"update", "aupdate"})
+# Calls that make a collection of what they are given (``list(r.lrange(...))``).
+COLLECTION_CONVERSIONS = frozenset({"list", "set", "sorted", "tuple"})
+
+# Calls that add an object to a list (the objects a bulk write takes).
+LIST_ADDS = frozenset({"append", "extend", "add"})
 # Writes of many objects at once, the fields named (Django's QuerySet.bulk_update(objs, fields)).
 BULK_SAVE_METHODS = frozenset({"bulk_update", "abulk_update"})
 CACHE_SET_METHODS = frozenset({"set", "aset", "hset", "sadd", "setex", "set_many"})
@@ -1428,6 +1438,12 @@ LIST_DRAINS = frozenset({"delete", "unlink", "ltrim"})
 # Words of a helper that recalls a failure (``get_config_failure()``): what
 # it returns says an earlier attempt failed, never that the work was done.
 FAILURE_WORDS = frozenset({"failure", "failures", "failed", "error", "errors"})
+
+# States that say work is under way (a claim taken before the work, which
+# IDM003 allows): moving a row into one is no done marker.
+IN_PROGRESS_STATE_WORDS = frozenset(
+    {"processing", "sending", "running", "started", "claimed", "locked", "progress", "working"}
+)
 
 # Status values of rows whose work is still to do.
 UNDONE_STATE_WORDS = frozenset(

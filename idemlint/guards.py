@@ -314,7 +314,7 @@ class Guards:
             return self._selected_state(node.value, scope, depth + 1)
         if not isinstance(node, cst.Call):
             return None
-        if method_name(node) == "filter":
+        if method_name(node) in catalog.SELECTING_METHODS:
             for arg in node.args:
                 if arg.keyword is None or not isinstance(arg.value, (cst.SimpleString, cst.Name, cst.Attribute)):
                     continue
@@ -431,7 +431,7 @@ class Guards:
             return self._reads_a_drained_list(node.for_in.iter, scope, depth + 1)
         if not isinstance(node, cst.Call) or not node.args:
             return False
-        if isinstance(node.func, cst.Name) and node.func.value in ("list", "set", "sorted", "tuple"):
+        if isinstance(node.func, cst.Name) and node.func.value in catalog.COLLECTION_CONVERSIONS:
             return self._reads_a_drained_list(node.args[0].value, scope, depth + 1)
         if method_name(node) not in catalog.PENDING_LIST_READS:
             return False
@@ -614,7 +614,11 @@ def _state_marks(trace: Trace, loop: Event, field: str, selected: str) -> List[E
                     and source_text(event.value) != selected
                 ):
                     marks.append(event)
-        elif event.kind == "call" and isinstance(event.node, cst.Call) and method_name(event.node) == "update":
+        elif (
+            event.kind == "call"
+            and isinstance(event.node, cst.Call)
+            and method_name(event.node) in catalog.STATE_WRITE_METHODS
+        ):
             func = event.node.func
             on_the_rows = inside or (
                 over is not None

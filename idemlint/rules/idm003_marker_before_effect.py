@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -126,7 +126,7 @@ def _markers(trace: Trace, knowledge: Knowledge) -> Iterator[_Marker]:
             continue
         call = event.node
         if method_name(call) in catalog.BULK_SAVE_METHODS:
-            yield from _bulk_saved(event, call, pending)
+            yield from _bulk_saved(event, call, pending, trace)
             continue
         saved = _saved_receivers(call, pending)
         for receiver in saved:
@@ -161,22 +161,33 @@ def _moves_selected_row(event: Event, target: cst.BaseExpression, trace: Trace, 
         and isinstance(row, cst.Name)
         and row.value == target.value.value
         and source_text(event.value) != selected
+        and not _says_work_remains(event.value)
     )
 
 
-def _bulk_saved(event: Event, call: cst.Call, pending: Dict[str, List[Event]]) -> Iterator[_Marker]:
+def _says_work_remains(value: cst.BaseExpression) -> bool:
+    """``"processing"``, ``Status.SENDING``, ``PENDING``: a state that
+    claims the work or leaves it to do, not one that records it done."""
+    text = literal_text(value) if isinstance(value, cst.SimpleString) else dotted_name(value) or ""
+    words = catalog.words((text or "").rsplit(".", 1)[-1])
+    return not words.isdisjoint(catalog.IN_PROGRESS_STATE_WORDS | catalog.UNDONE_STATE_WORDS | catalog.NOT_DONE_WORDS)
+
+
+def _bulk_saved(
+    event: Event, call: cst.Call, pending: Dict[str, List[Event]], trace: Trace
+) -> Iterator[_Marker]:
     """``Invite.objects.bulk_update(invites, fields=["status"])`` writes the
-    done states assigned to the objects before it (of the fields it
-    names): one marker, reported at the write."""
+    done states assigned to the objects appended to ``invites`` before it,
+    of the fields it names: one marker, reported at the write."""
+    objects = argument(call, 0, "objs")
     fields = argument(call, 1, "fields")
-    names = (
-        {literal_text(element.value) for element in fields.elements}
-        if isinstance(fields, (cst.List, cst.Tuple))
-        else None
-    )
+    if not isinstance(objects, cst.Name) or not isinstance(fields, (cst.List, cst.Tuple)):
+        return
+    names = {literal_text(element.value) for element in fields.elements}
+    appended = _appended_to(trace, event, objects.value)
     written = [
         receiver for receiver, assignments in pending.items()
-        if any(names is None or _assigned_field(a) in names for a in assignments)
+        if receiver in appended and any(_assigned_field(a) in names for a in assignments)
     ]
     if not written:
         return
@@ -184,6 +195,19 @@ def _bulk_saved(event: Event, call: cst.Call, pending: Dict[str, List[Event]]) -
     for receiver in written:
         del pending[receiver]
     yield _Marker(call, event, f"`{call_label(call)}` of `{source_text(first.node, 60)}`", dedup=False)
+
+
+def _appended_to(trace: Trace, before: Event, collection: str) -> Set[str]:
+    """The names appended to the list ``collection`` before an event, in its function."""
+    return {
+        dotted_name(earlier.node.args[0].value) or ""
+        for earlier in trace.events[: before.seq]
+        if earlier.kind == "call" and id(earlier.scope) == id(before.scope)
+        and isinstance(earlier.node, cst.Call) and earlier.node.args
+        and isinstance(earlier.node.func, cst.Attribute)
+        and earlier.node.func.attr.value in catalog.LIST_ADDS
+        and dotted_name(earlier.node.func.value) == collection
+    }
 
 
 def _assigned_field(assignment: Event) -> Optional[str]:
@@ -281,7 +305,11 @@ def _watermark_bounds(trace: Trace) -> Dict[Tuple[int, str], List[int]]:
             for target in event.targets:
                 if isinstance(target, cst.Name):
                     read[(scope, target.value)] = event.value.attr.value
-        elif event.kind == "call" and isinstance(event.node, cst.Call) and method_name(event.node) in ("filter", "exclude"):
+        elif (
+            event.kind == "call"
+            and isinstance(event.node, cst.Call)
+            and method_name(event.node) in catalog.BOUNDING_METHODS
+        ):
             for arg in event.node.args:
                 if (
                     arg.keyword is not None

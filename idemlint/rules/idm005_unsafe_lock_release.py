@@ -204,8 +204,9 @@ class _KeyOrigins:
         elif isinstance(node, (cst.Attribute, cst.Subscript)):
             found.add(("expr", source_text(node)))
         elif isinstance(node, cst.Call) and dotted_name(node.func):
-            # ``_job_lock_id(query_hash)``: the helper that builds the key names it.
-            found.add(("call", f"{dotted_name(node.func)}()"))
+            # ``_job_lock_id(query_hash)``: the helper that builds the key, with its
+            # arguments (``make_key("guard", pk)`` is not ``make_key("result", pk)``).
+            found.add(("call", source_text(node)))
         text = _text(node)
         if text is not None and _ALNUM.search(text.replace("{}", "")):
             found.add(("text", text))
@@ -262,8 +263,9 @@ def _text(node: cst.BaseExpression) -> Optional[str]:
 
 
 def _says_lock(origins: Set[Origin]) -> bool:
-    for _, value in origins:
-        if not catalog.words(value).isdisjoint(catalog.LOCK_NAME_WORDS):
+    for kind, value in origins:
+        named = value.split("(", 1)[0] if kind == "call" else value  # the helper's name, not its arguments
+        if not catalog.words(named).isdisjoint(catalog.LOCK_NAME_WORDS):
             return True
     return False
 
