@@ -9,7 +9,7 @@ work atomically. :class:`Guards` answers both, once per trace.
 from __future__ import annotations
 
 import bisect
-from typing import AbstractSet, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
+from typing import AbstractSet, Callable, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -17,6 +17,10 @@ from idemlint import catalog
 from idemlint.analysis import Event, FunctionScope, Trace, happens_before, source_text
 from idemlint.effects import Knowledge, is_none, method_name
 from idemlint.names import argument, literal_text
+
+
+# How many receivers, awaits and names one query is followed through.
+MAX_QUERY_STEPS = 9
 
 
 class Guards:
@@ -96,7 +100,7 @@ class Guards:
                 and step.branch == "test"
                 and step.container not in self._loop_checks
                 and isinstance(event.node, cst.Call)
-                and self._selects_undone(event.node, event.scope, 0)
+                and self._selects_undone(event.node, event.scope)
             ):
                 self._loop_checks[step.container] = event
         # ``for record in Record.objects.filter(status=Status.QUEUED)`` whose
@@ -109,7 +113,7 @@ class Guards:
         self._state_marks: Dict[int, List[Event]] = {}
         for event in trace.events:
             if event.kind == "loop" and event.value is not None and id(event.node) not in self._loop_checks:
-                state = self._selected_state(event.value, event.scope, 0)
+                state = self._selected_state(event.value, event.scope)
                 if state is None:
                     continue
                 self._selections[id(event.node)] = (event, *state)
@@ -125,7 +129,7 @@ class Guards:
             and method_name(e.node) in ("get", "aget")
             and not e.discarded
             and e.path and e.path[-1].kind != "Loop"
-            and self._selects_undone(e.node, e.scope, 0)
+            and self._selects_undone(e.node, e.scope)
         ]
 
     # -- claims -----------------------------------------------------------
@@ -295,65 +299,62 @@ class Guards:
         ]
         return sorted(checks, key=lambda check: check.seq)
 
-    def _selected_state(
-        self, node: cst.BaseExpression, scope: FunctionScope, depth: int
-    ) -> Optional[Tuple[str, str]]:
-        """The state field a query (through its receivers and local names)
-        selects rows by, and the code of the state it selects
-        (``filter(status=Status.QUEUED)``: ``("status", "Status.QUEUED")``):
-        a literal, a constant or an enum member."""
-        if depth > 8:
-            return None
-        if isinstance(node, cst.Name):
-            # A query's rows are what it selects, whatever ``update()`` does to them later.
-            value = self.knowledge.assigned_value(node.value, scope)
-            if value is None or value is node:
-                return None
-            return self._selected_state(value, scope, depth + 1)
-        if isinstance(node, (cst.Subscript, cst.Attribute)):
-            return self._selected_state(node.value, scope, depth + 1)
-        if not isinstance(node, cst.Call):
-            return None
-        if method_name(node) in catalog.SELECTING_METHODS:
-            for arg in node.args:
+    def _query_calls(
+        self,
+        node: cst.BaseExpression,
+        scope: FunctionScope,
+        value_of: Callable[[str, FunctionScope], Optional[cst.BaseExpression]],
+    ) -> Iterator[cst.Call]:
+        """The calls a query is built of, outermost first, through its
+        receivers, awaits and the local names ``value_of`` sees into."""
+        for _ in range(MAX_QUERY_STEPS):
+            if isinstance(node, cst.Name):
+                value = value_of(node.value, scope)
+                if value is None or value is node:
+                    return
+                node = value
+            elif isinstance(node, (cst.Subscript, cst.Attribute)):
+                node = node.value
+            elif isinstance(node, cst.Await):
+                node = node.expression
+            elif isinstance(node, cst.Call):
+                yield node
+                node = node.func
+            else:
+                return
+
+    def _selected_state(self, node: cst.BaseExpression, scope: FunctionScope) -> Optional[Tuple[str, str]]:
+        """The state field a query selects rows by, and the code of the
+        state it selects (``filter(status=Status.QUEUED)``: ``("status",
+        "Status.QUEUED")``): a literal, a constant or an enum member.  A
+        query's rows are what it selects, whatever ``update()`` does to them
+        later: its names are seen into even when changed since."""
+        for call in self._query_calls(node, scope, self.knowledge.assigned_value):
+            if method_name(call) not in catalog.SELECTING_METHODS:
+                continue
+            for arg in call.args:
                 if arg.keyword is None or not isinstance(arg.value, (cst.SimpleString, cst.Name, cst.Attribute)):
                     continue
                 field, _, operator = arg.keyword.value.partition("__")
                 if catalog.STATUS_FIELDS.match(field) and operator in ("", "exact"):
                     return field, source_text(arg.value)
-        return self._selected_state(node.func, scope, depth + 1)
+        return None
 
-    def _selects_undone(
-        self, node: cst.BaseExpression, scope: FunctionScope, depth: int, flags_only: bool = False
-    ) -> bool:
+    def _selects_undone(self, node: cst.BaseExpression, scope: FunctionScope, flags_only: bool = False) -> bool:
         """A query (through its receivers and local names) filtered to undone rows.
 
         ``flags_only`` ignores ``status="pending"`` style filters: whether a
         pending row *exists* says "queued or in progress" as often as "not done".
         """
-        if depth > 8:
-            return False
-        if isinstance(node, cst.Name):
-            value = self.knowledge.visible_value(node.value, scope)
-            return (
-                value is not None
-                and value is not node
-                and self._selects_undone(value, scope, depth + 1, flags_only)
-            )
-        if isinstance(node, (cst.Subscript, cst.Attribute)):
-            return self._selects_undone(node.value, scope, depth + 1, flags_only)
-        if isinstance(node, cst.Await):
-            return self._selects_undone(node.expression, scope, depth + 1, flags_only)
-        if not isinstance(node, cst.Call):
-            return False
-        method = method_name(node)
-        if method in ("filter", "exclude", "get", "aget") and any(
-            arg.keyword is not None
-            and _filters_undone(arg.keyword.value, arg.value, method == "exclude", flags_only)
-            for arg in node.args
-        ):
-            return True
-        return self._selects_undone(node.func, scope, depth + 1, flags_only)
+        for call in self._query_calls(node, scope, self.knowledge.visible_value):
+            method = method_name(call)
+            if method in ("filter", "exclude", "get", "aget") and any(
+                arg.keyword is not None
+                and _filters_undone(arg.keyword.value, arg.value, method == "exclude", flags_only)
+                for arg in call.args
+            ):
+                return True
+        return False
 
     def checked_before(self, effect: Event) -> Optional[Event]:
         """A done-check that runs before ``effect`` and guards it."""
@@ -494,8 +495,8 @@ class Guards:
                 return True if lookup is not None else None
             # filter(sent_at__isnull=True).exists() is true while NOT done
             if method in ("first", "afirst"):
-                return not self._selects_undone(call.func, scope, depth + 1)
-            return not self._selects_undone(call.func, scope, depth + 1, flags_only=True)
+                return not self._selects_undone(call.func, scope)
+            return not self._selects_undone(call.func, scope, flags_only=True)
         returned = self._returns.get(id(call), [])
         found = _combine(
             [self._returned(e, depth) for e in returned if e.value is not None]
