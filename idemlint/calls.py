@@ -233,10 +233,7 @@ class Calls:
     def value_of(self, expression: cst.BaseExpression, scope: "FunctionScope") -> Optional[_Value]:
         """What a name or attribute written in ``scope`` is, when it is a
         project value (a function, a class, an instance, a module)."""
-        try:
-            return self._receiver_walk(expression, scope) or self._resolved_walk(expression, scope)
-        except _MethodLeftUnparsed:  # not raised while methods may be parsed
-            return None
+        return self._receiver_walk(expression, scope) or self._resolved_walk(expression, scope)
 
     # -- closures ---------------------------------------------------------
 

@@ -86,8 +86,9 @@ class Knowledge:
         # ``headers.update(k=v)``), and the names changed in ways we cannot read.
         self._added: Dict[Tuple[int, str], List[Tuple[_EntryKey, cst.BaseExpression]]] = {}
         self._opaque_mutations: Set[Tuple[int, str]] = set()
-        self._http: Dict[Tuple[int, int], Optional[catalog.KeyableEffect]] = {}
-        self._messages: Dict[Tuple[int, int], Optional[catalog.NonKeyableEffect]] = {}
+        self._http: Dict[
+            Tuple[int, int], Tuple[Optional[catalog.KeyableEffect], Optional[catalog.NonKeyableEffect]]
+        ] = {}
         for event in trace.events:
             self._remember(event)
 
@@ -201,9 +202,16 @@ class Knowledge:
         effect = catalog.first_match(self.settings.keyable_effects, event.callee)
         if effect is None or effect.url_position is None:
             return effect
-        memo = (id(event.node), id(event.scope))
+        return self._http_reading(event, event.node, effect)[0]
+
+    def _http_reading(
+        self, event: Event, call: cst.Call, http: catalog.KeyableEffect
+    ) -> Tuple[Optional[catalog.KeyableEffect], Optional[catalog.NonKeyableEffect]]:
+        """What an HTTP call of the catalogue is, read once: the keyable
+        effect it makes, or the message it sends."""
+        memo = (id(call), id(event.scope))
         if memo not in self._http:
-            self._http[memo] = self._http_effect(event, event.node, effect)
+            self._http[memo] = self._http_effect(event, call, http)
         return self._http[memo]
 
     def is_http_call(self, event: Event) -> bool:
@@ -215,31 +223,35 @@ class Knowledge:
 
     def _http_effect(
         self, event: Event, call: cst.Call, effect: catalog.KeyableEffect
-    ) -> Optional[catalog.KeyableEffect]:
-        """The effect an HTTP call makes, by its method and URL (RFC 9110)."""
+    ) -> Tuple[Optional[catalog.KeyableEffect], Optional[catalog.NonKeyableEffect]]:
+        """The effect an HTTP call makes, by its method and URL (RFC 9110):
+        a keyable one, or a message to a service told by its URL."""
         method = self._http_method(event, call, effect)
         if method is None:
-            return None
+            return None, None
         assert effect.url_position is not None
         url = argument(call, effect.url_position, "url")
         url_text = self.url_text(url, event.scope) if url is not None else None
         if method in catalog.KEYABLE_HTTP_METHODS:
+            api = catalog.http_message_api(url_text) if method == "POST" else None
+            if api is not None:
+                message = catalog.NonKeyableEffect(
+                    api.url, api.label, family="HTTP", library=effect.library, read=api.read
+                )
+                return None, message
             if method == "POST" and url_text is not None and (
-                catalog.is_token_exchange(url_text)
-                or catalog.is_query(url_text)
-                or catalog.is_read_url(url_text)
-                or catalog.http_message_api(url_text) is not None  # a message: non-keyable
+                catalog.is_token_exchange(url_text) or catalog.is_query(url_text) or catalog.is_read_url(url_text)
             ):
-                return None
-            return effect
+                return None, None
+            return effect, None
         if method not in catalog.IDEMPOTENT_HTTP_METHODS:
-            return None  # GET, HEAD, OPTIONS: safe
-        api = catalog.non_idempotent_http_api(
+            return None, None  # GET, HEAD, OPTIONS: safe
+        non_idempotent = catalog.non_idempotent_http_api(
             self.settings.non_idempotent_http_apis, method, url_text
         )
-        if api is None:
-            return None
-        return replace(effect, label=api.label, consequence=api.consequence)
+        if non_idempotent is None:
+            return None, None
+        return replace(effect, label=non_idempotent.label, consequence=non_idempotent.consequence), None
 
     def _http_method(
         self, event: Event, call: cst.Call, effect: catalog.KeyableEffect
@@ -322,22 +334,7 @@ class Knowledge:
         http = catalog.first_match(self.settings.keyable_effects, event.callee)
         if http is None or http.url_position is None or not isinstance(call, cst.Call):
             return None
-        memo = (id(call), id(event.scope))
-        if memo not in self._messages:
-            self._messages[memo] = self._posted_message(event, call, http)
-        return self._messages[memo]
-
-    def _posted_message(
-        self, event: Event, call: cst.Call, http: catalog.KeyableEffect
-    ) -> Optional[catalog.NonKeyableEffect]:
-        assert http.url_position is not None
-        if self._http_method(event, call, http) != "POST":
-            return None
-        url = argument(call, http.url_position, "url")
-        api = catalog.http_message_api(self.url_text(url, event.scope) if url is not None else None)
-        if api is None:
-            return None
-        return catalog.NonKeyableEffect(api.url, api.label, family="HTTP", library=http.library, read=api.read)
+        return self._http_reading(event, call, http)[1]
 
     def is_side_effect(self, event: Event) -> bool:
         return self.keyable_effect(event) is not None or self.non_keyable_effect(event) is not None
