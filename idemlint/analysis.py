@@ -32,10 +32,12 @@ if TYPE_CHECKING:
     from idemlint.project import LoadedModule, Lookup, Project
 
 MAX_HELPER_DEPTH = 8
-# Calls into other project modules, and methods, are followed this deep: the
-# side effect of a task is rarely more than a few calls away, every module
-# reached must be parsed, and a model's methods call each other in a graph as
-# wide as the model (each one walked is parsed and walked again per context).
+# Calls into other project modules, and methods, are followed this many hops
+# deep (a function of the caller's own module, or one nested in it, is no
+# hop): the side effect of a task is rarely more than a few such calls away,
+# every module reached must be parsed, and a model's methods call each other
+# in a graph as wide as the model (each one walked is parsed and walked again
+# per context).
 MAX_PROJECT_DEPTH = 4
 
 MAX_EVENTS_PER_TASK = 20_000
@@ -247,15 +249,19 @@ class Summary:
     lookups: List["Lookup"]
     # The calls the walk cut for a budget, ``at`` counted from its first event.
     unfollowed: List[Unfollowed] = field(default_factory=list)
-    depth: int = 0  # how many functions were being walked around it
+    # How many functions, and how many of them hops into other modules or
+    # methods, were being walked around it.
+    depth: Tuple[int, int] = (0, 0)
 
-    def serves(self, depth: int) -> bool:
+    def serves(self, depth: Tuple[int, int]) -> bool:
         """Whether replaying the summary at ``depth`` gives what walking the
         helper there would: at the depth it was walked at, or nearer the
         task when the depth limits cut nothing in it (more depth left cuts
         nothing more)."""
         return depth == self.depth or (
-            depth < self.depth and all(u.reason != PAST_DEPTH for u in self.unfollowed)
+            depth[0] <= self.depth[0]
+            and depth[1] <= self.depth[1]
+            and all(u.reason != PAST_DEPTH for u in self.unfollowed)
         )
 
     def scope_for(self, caller_chain: Tuple[str, ...]) -> FunctionScope:
@@ -286,7 +292,7 @@ class Summaries:
     def __init__(self) -> None:
         self._store: Dict[Tuple[object, ...], List[Summary]] = {}
 
-    def get(self, key: Tuple[object, ...], depth: int) -> Optional[Summary]:
+    def get(self, key: Tuple[object, ...], depth: Tuple[int, int]) -> Optional[Summary]:
         """A summary of the walk ``key`` names that serves at ``depth``."""
         return next((s for s in self._store.get(key, ()) if s.serves(depth)), None)
 
@@ -317,6 +323,7 @@ class TraceBuilder:
         self.trace = Trace(task, module)
         self._seq = itertools.count()
         self._stack: List[cst.FunctionDef] = []
+        self._hops = 0  # of the functions on the stack, those in other modules or methods
         self._transactions: List[int] = []
         self._call_sites: List[Optional[cst.Call]] = []
         self._caught: List[str] = []
@@ -602,7 +609,7 @@ class TraceBuilder:
         into a function being walked."""
         # Past the depth of methods and other modules, only a function of the
         # same module is followed: a method there is known without parsing it.
-        found = self.calls.resolve(call, scope, parse_methods=len(self._stack) <= MAX_PROJECT_DEPTH)
+        found = self.calls.resolve(call, scope, parse_methods=self._hops < MAX_PROJECT_DEPTH)
         if found is None:
             return None
         if found is UNPARSED_METHOD:  # parsed nowhere yet, so not being walked: no recursion
@@ -610,8 +617,9 @@ class TraceBuilder:
             return None
         assert isinstance(found, Definition)
         recursive = found.function in self._stack
-        far = found.module is not scope.module or found.owner is not None
-        if len(self._stack) > (MAX_PROJECT_DEPTH if far else MAX_HELPER_DEPTH):
+        if len(self._stack) > MAX_HELPER_DEPTH or (
+            _is_hop(found, scope) and self._hops >= MAX_PROJECT_DEPTH
+        ):
             if not recursive:  # recursion is cut wherever it happens: not a budget
                 self._unfollowed(call, scope.module, scope.qualified_name, PAST_DEPTH)
             return None
@@ -654,7 +662,8 @@ class TraceBuilder:
             helper.instance.key if helper.instance is not None else None,
             closure_context(helper.enclosing),
         )
-        summary = self.summaries.get(key, len(self._stack))
+        depth = (len(self._stack), self._hops)
+        summary = self.summaries.get(key, depth)
         scope = (
             summary.scope_for(caller.chain)
             if summary is not None
@@ -671,14 +680,22 @@ class TraceBuilder:
             if summary is None:
                 scope.resolver.bind(name, value)
         self._running.append((call, caller.module, caller.qualified_name))
+        hop = _is_hop(helper, caller)
+        self._hops += hop
         if summary is not None:
             self._replay(summary, scope, path, call)
         else:
-            self._walk(key, scope, path, call)
+            self._walk(key, scope, path, call, depth)
+        self._hops -= hop
         self._running.pop()
 
     def _walk(
-        self, key: Tuple[object, ...], scope: FunctionScope, path: Tuple[Step, ...], call: cst.Call
+        self,
+        key: Tuple[object, ...],
+        scope: FunctionScope,
+        path: Tuple[Step, ...],
+        call: cst.Call,
+        depth: Tuple[int, int],
     ) -> None:
         """Walk a helper, and keep its summary when nothing its caller decides cut it."""
         start, cut, self._cut = len(self.trace.events), self._cut, False
@@ -691,7 +708,7 @@ class TraceBuilder:
             summary = Summary(
                 scope, call, len(path), context, self.trace.events[start:], lookups,
                 [replace(u, at=u.at - start) for u in self.trace.unfollowed[unfollowed:]],
-                len(self._stack),
+                depth,
             )
             self.summaries.put(key, summary)
         self._cut = self._cut or cut
@@ -758,6 +775,12 @@ class TraceBuilder:
                 **fields,  # type: ignore[arg-type]
             )
         )
+
+
+def _is_hop(helper: Definition, caller: FunctionScope) -> bool:
+    """Whether running ``helper`` from ``caller`` is a hop the project depth
+    counts: into another module, or into a method."""
+    return helper.module is not caller.module or helper.owner is not None
 
 
 def _caught_names(

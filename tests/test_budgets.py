@@ -21,7 +21,7 @@ from expectations import expectations, reported
 from idemlint import analysis, engine
 
 BUDGET_DEPTH = pathlib.Path(__file__).parent / "projects" / "budget_depth"
-DEPTH_LINE = "2  calls not followed: past the depth limit"
+DEPTH_LINE = "3  calls not followed: past the depth limit"
 EVENTS_LINE = "calls not followed: past the event budget"
 
 
@@ -32,17 +32,18 @@ def statistics(out: str) -> List[str]:
 def test_calls_past_the_depth_limits_are_counted_once_per_call_site(run_cli: RunCli) -> None:
     status, out, err = run_cli("check", "--no-cache", "--statistics", str(BUDGET_DEPTH))
     assert (status, err) == (1, "")
-    # The fourth module and the eighth local hop are walked; the fifth and ninth are not.
+    # The fourth module (also behind same-module and nested calls) and the
+    # eighth local hop are walked; the fifth and ninth are not.
     assert reported(out) == expectations(BUDGET_DEPTH)
-    # Two tasks in two files reach each cut call site: two sites, not four;
+    # Two tasks in two files reach two of the cut call sites: three sites, not five;
     # the recursive helper is cut too, but not for a budget.
-    assert statistics(out) == ["3  IDM013  unguarded-side-effect", DEPTH_LINE]
+    assert statistics(out) == ["4  IDM013  unguarded-side-effect", DEPTH_LINE]
 
 
 def test_structured_formats_count_on_stderr(run_cli: RunCli) -> None:
     status, out, err = run_cli("check", "--no-cache", "--format", "json", "--statistics", str(BUDGET_DEPTH))
     assert status == 1 and out.startswith("[")
-    assert err.splitlines() == ["3  IDM013  unguarded-side-effect", DEPTH_LINE]
+    assert err.splitlines() == ["4  IDM013  unguarded-side-effect", DEPTH_LINE]
 
 
 def test_a_helper_summary_replayed_for_another_file_counts_its_cuts(

@@ -77,18 +77,28 @@ RUN_INLINE = {
             send_mail("Notice", "Something happened", None, [address])
     """,
     "app/chain.py": """
-        from app.senders import send_notice
+        from app.hops import second
 
         def first(address):
-            second(address)
+            second.relay(address)
+    """,
+    "app/hops/__init__.py": "",
+    "app/hops/second.py": """
+        from app.hops import third
 
-        def second(address):
-            third(address)
+        def relay(address):
+            third.relay(address)
+    """,
+    "app/hops/third.py": """
+        from app.hops import fourth
 
-        def third(address):
-            fourth(address)
+        def relay(address):
+            fourth.relay(address)
+    """,
+    "app/hops/fourth.py": """
+        from app.senders import send_notice
 
-        def fourth(address):
+        def relay(address):
             send_notice.run(address)
     """,
     "app/tasks.py": """
@@ -108,10 +118,10 @@ def test_a_task_run_inline_past_the_depth_limit_counts_as_its_effects(tmp_path: 
         (pathlib.Path(f.path).name, f.line, f.code, f.tasks)
         for f in lint_paths([str(tmp_path / "app")]).findings
     ]
-    # notify reaches fourth() four modules' calls deep, where the walk stops
+    # notify reaches fourth.relay() four modules deep, where the walk stops
     # at send_notice.run(): the run counts as what send_notice does.
     assert found == [
-        ("chain.py", 14, "IDM013", ("app.tasks.notify",)),
+        ("fourth.py", 5, "IDM013", ("app.tasks.notify",)),
         ("senders.py", 7, "IDM013", ("app.senders.send_notice",)),
     ]
 

@@ -4,11 +4,17 @@ from celery import shared_task
 
 from chain import local_hops, recursive
 from chain.far_hops import first
+from chain.mixed_hops import first as mixed_first
 
 
 @shared_task
 def notify_far(address):
     first.relay(address)
+
+
+@shared_task
+def notify_mixed(address):
+    mixed_first.relay(address)
 
 
 @shared_task

@@ -1,0 +1,5 @@
+from django.core.mail import send_mail
+
+
+def relay(address):
+    send_mail("Fifth", "The fifth hop: past the limit, not reported", None, [address])

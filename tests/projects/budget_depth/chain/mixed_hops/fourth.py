@@ -1,0 +1,8 @@
+from django.core.mail import send_mail
+
+from chain.mixed_hops import fifth
+
+
+def relay(address):
+    send_mail("Fourth", "Four hops, seven calls deep: within reach", None, [address])  # expect: IDM013
+    fifth.relay(address)

@@ -1,0 +1,5 @@
+from chain.mixed_hops import fourth
+
+
+def relay(address):
+    fourth.relay(address)
