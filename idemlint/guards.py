@@ -59,6 +59,9 @@ class Guards:
                 self._returns.setdefault(id(event.call_site), []).append(event)
             elif event.kind == "assign" and event.value is not None:
                 self._assigned[id(_unwrap(event.value))] = event
+        self._assignments: Optional[Dict[Tuple[int, str], List[Event]]] = None
+        self._bound_in: Optional[Dict[Tuple[int, int], FunctionScope]] = None
+        self._decisions: Optional[Dict[int, List[Event]]] = None
         self._polarities: Dict[int, bool] = {}
         self._by_node: Dict[int, bool] = {}
         # (scope, key code) of the Redis keys a function deletes or trims.
@@ -113,14 +116,16 @@ class Guards:
         self._state_marks: Dict[int, List[Event]] = {}
         for event in trace.events:
             if event.kind == "loop" and event.value is not None and id(event.node) not in self._loop_checks:
-                state = self._selected_state(event.value, event.scope)
-                if state is None:
-                    continue
-                self._selections[id(event.node)] = (event, *state)
-                marks = _state_marks(trace, event, *state)
-                if marks:
-                    self._loop_checks[id(event.node)] = event
-                    self._state_marks[id(event.node)] = marks
+                for state in self._selected_states(event.value, event.scope, event):
+                    marks = _state_marks(trace, event, *state)
+                    if state[1] == "None" and not marks:
+                        continue  # an empty field is a state only once the work fills it
+                    self._selections.setdefault(id(event.node), (event, *state))
+                    if marks:
+                        self._selections[id(event.node)] = (event, *state)
+                        self._loop_checks[id(event.node)] = event
+                        self._state_marks[id(event.node)] = marks
+                        break
         # ``Notification.objects.get(pk=pk, status="pending")`` raises once
         # the work is done: it guards what follows like an early exit.
         self._fetch_checks = [
@@ -212,11 +217,46 @@ class Guards:
                 for e in self.trace.events
                 if e.kind == "assign" and e.value is not None
             )
+        flag = self._created_flag(event)
+        return flag is None or flag.strip("_") != ""
+
+    def _created_flag(self, claim: Event) -> Optional[str]:
+        """The name an upsert's ``created`` flag is unpacked into."""
+        assign = self._assigned.get(id(claim.node))
+        call = claim.node
+        if assign is None or not isinstance(call, cst.Call) or method_name(call) not in catalog.UPSERT_METHODS:
+            return None
         for target in assign.targets:
             if isinstance(target, cst.Tuple) and len(target.elements) == 2:
                 flag = target.elements[1].value
-                return not (isinstance(flag, cst.Name) and flag.value.strip("_") == "")
-        return True
+                return flag.value if isinstance(flag, cst.Name) else None
+        return None
+
+    def _flag_decides(self, claim: Event, flag: str, effect: Event) -> bool:
+        """Whether the ``created`` flag of an upsert claim decides that
+        ``effect`` runs: the effect is in the body of an ``if`` on it, an
+        ``if`` on it ends the task before the effect, or the flag is
+        returned for the caller to decide.  A flag read only to shape the
+        effect (``if not created: headers[...] = thread.id``) claims nothing."""
+        def mentions(node: cst.CSTNode) -> bool:
+            return any(isinstance(n, cst.Name) and n.value == flag for n in _expression_nodes(node))
+
+        if self._decisions is None:
+            self._decisions = {}
+            for event in self.trace.events:
+                if event.kind in ("return", "check") and event.value is not None:
+                    self._decisions.setdefault(id(event.scope), []).append(event)
+        for event in self._decisions.get(id(claim.scope), []):
+            if event.seq <= claim.seq or event.value is None:
+                continue
+            if event.kind == "return" and mentions(event.value):
+                return True
+            if event.kind == "check" and mentions(event.value):
+                if _inside_branch(effect, id(event.node), "body") or (
+                    event.exits and happens_before(event, effect)
+                ):
+                    return True
+        return False
 
     def covers(self, claim: Event, effect: Event) -> bool:
         """Whether ``claim`` is taken before ``effect`` and still held there.
@@ -224,6 +264,9 @@ class Guards:
         A lock taken by ``with`` is released when the block ends.
         """
         if claim.seq >= effect.seq:
+            return False
+        flag = self._created_flag(claim)
+        if flag is not None and not self._flag_decides(claim, flag, effect):
             return False
         step = claim.path[-1] if claim.path else None
         if step is not None and step.kind == "With" and step.branch == "items":
@@ -306,22 +349,59 @@ class Guards:
         value_of: Callable[[str, FunctionScope], Optional[cst.BaseExpression]],
     ) -> Iterator[cst.Call]:
         """The calls a query is built of, outermost first, through its
-        receivers, awaits and the local names ``value_of`` sees into."""
+        receivers, awaits, the local names ``value_of`` sees into, the
+        parameters a helper was called with and the one value a project
+        helper returns (``rows = pending_rows()``)."""
         for _ in range(MAX_QUERY_STEPS):
             if isinstance(node, cst.Name):
-                value = value_of(node.value, scope)
+                name = node.value
+                value = value_of(name, scope)
                 if value is None or value is node:
                     return
-                node = value
+                node, scope = value, self._scope_of(name, scope, value)
             elif isinstance(node, (cst.Subscript, cst.Attribute)):
                 node = node.value
             elif isinstance(node, cst.Await):
                 node = node.expression
             elif isinstance(node, cst.Call):
+                returned = self._returns.get(id(node), [])
+                if len(returned) == 1 and returned[0].value is not None:
+                    node, scope = returned[0].value, returned[0].scope
+                    continue
                 yield node
                 node = node.func
             else:
                 return
+
+    def _reaching_assignment(self, name: str, at: Event) -> Optional[Event]:
+        """The last plain assignment of ``name`` before ``at`` in its function
+        that reaches it (none in between), when ``name`` is no parameter."""
+        if name in at.scope.parameters:
+            return None
+        if self._assignments is None:
+            self._assignments = {}
+            for event in self.trace.events:
+                if event.kind == "assign" and event.value is not None and not isinstance(event.node, cst.AugAssign):
+                    for target in event.targets:
+                        if isinstance(target, cst.Name):
+                            self._assignments.setdefault((id(event.scope), target.value), []).append(event)
+        earlier = [e for e in self._assignments.get((id(at.scope), name), []) if e.seq < at.seq]
+        if not earlier or not happens_before(earlier[-1], at):
+            return None
+        return earlier[-1]
+
+    def _scope_of(self, name: str, scope: FunctionScope, value: cst.BaseExpression) -> FunctionScope:
+        """Where ``value``, the value of ``name`` in ``scope``, is written:
+        the caller's scope for an argument bound to a parameter."""
+        if name not in scope.parameters:
+            return scope
+        if self._bound_in is None:
+            self._bound_in = {
+                (id(e.scope), id(e.value)): e.value_scope
+                for e in self.trace.events
+                if e.kind == "bind" and e.value is not None and e.value_scope is not None
+            }
+        return self._bound_in.get((id(scope), id(value))) or scope
 
     def _selected_state(self, node: cst.BaseExpression, scope: FunctionScope) -> Optional[Tuple[str, str]]:
         """The state field a query selects rows by, and the code of the
@@ -329,7 +409,26 @@ class Guards:
         "Status.QUEUED")``): a literal, a constant or an enum member.  A
         query's rows are what it selects, whatever ``update()`` does to them
         later: its names are seen into even when changed since."""
-        for call in self._query_calls(node, scope, self.knowledge.assigned_value):
+        return next(iter(self._selected_states(node, scope)), None)
+
+    def _selected_states(
+        self, node: cst.BaseExpression, scope: FunctionScope, at: Optional[Event] = None
+    ) -> List[Tuple[str, str]]:
+        """Every state a query selects rows by (see :meth:`_selected_state`),
+        also a field selected empty (``warned_at__isnull=True``: the state
+        ``None``), which only the writes after the work make a done state.
+        A name assigned more than once in the loop's function holds what the
+        last assignment before the loop ``at`` gave it."""
+
+        def value_of(name: str, where: FunctionScope) -> Optional[cst.BaseExpression]:
+            if at is not None and where is at.scope:
+                reaching = self._reaching_assignment(name, at)
+                if reaching is not None:
+                    return reaching.value
+            return self.knowledge.assigned_value(name, where)
+
+        found: List[Tuple[str, str]] = []
+        for call in self._query_calls(node, scope, value_of):
             if method_name(call) not in catalog.SELECTING_METHODS:
                 continue
             for arg in call.args:
@@ -337,8 +436,10 @@ class Guards:
                     continue
                 field, _, operator = arg.keyword.value.partition("__")
                 if catalog.STATUS_FIELDS.match(field) and operator in ("", "exact"):
-                    return field, source_text(arg.value)
-        return None
+                    found.append((field, source_text(arg.value)))
+                elif operator == "isnull" and method_name(call) != "exclude" and _literal_truth(arg.value) is True:
+                    found.append((field, "None"))
+        return found
 
     def _selects_undone(self, node: cst.BaseExpression, scope: FunctionScope, flags_only: bool = False) -> bool:
         """A query (through its receivers and local names) filtered to undone rows.
