@@ -843,6 +843,20 @@ HTTP_READ_URLS: Tuple[str, ...] = (
 )
 
 
+# A POST that moves a resource along a workflow to a state it names is no
+# repeated effect either: a repeat is refused (the workflow does not offer the
+# transition from the state it leads to) or lands in the same state.  Jira's
+# REST API v2/v3 "Transition issue" (POST /rest/api/{2,3,latest}/issue/
+# {issueIdOrKey}/transitions, body {"transition": {"id": ...}}); the jira
+# SDK's ``transition_issue`` posts there.  Read: JiraPS 2.4.2,
+# Invoke-JiraIssueTransition ("attempting to perform a transition that does
+# not apply to the issue ... will result in an exception").
+HTTP_TRANSITION_URLS: Tuple[str, ...] = (
+    "*/rest/api/{2,3,latest}/issue/*/transitions",
+    "*/rest/api/{2,3,latest}/issue/*/transitions?*",
+)
+
+
 def http_message_api(url: Optional[str]) -> Optional[HttpMessageApi]:
     """The service a POST to ``url`` (its literal text) sends a message through."""
     if url is None:
@@ -853,6 +867,11 @@ def http_message_api(url: Optional[str]) -> Optional[HttpMessageApi]:
 def is_read_url(url: str) -> bool:
     """Whether a POST to ``url`` is a call of an API method that only reads."""
     return any(_compiled(pattern, True).matches(url) for pattern in HTTP_READ_URLS)
+
+
+def is_transition_url(url: str) -> bool:
+    """Whether a POST to ``url`` moves a resource to the workflow state it names."""
+    return any(_compiled(pattern, True).matches(url) for pattern in HTTP_TRANSITION_URLS)
 
 
 # A POST that exchanges credentials for a token or a session is read-like: a

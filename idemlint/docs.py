@@ -121,6 +121,10 @@ def catalogue_page() -> str:
         "methods by `POST` too), and is no effect: "
         + ", ".join(_code(url) for url in catalog.HTTP_READ_URLS)
         + ".",
+        "Nor is a `POST` to one of these, which moves a resource to the workflow "
+        "state it names (a repeat is refused, or lands in the same state): "
+        + ", ".join(_code(url) for url in catalog.HTTP_TRANSITION_URLS)
+        + ".",
         "## HTTP semantics",
         "An HTTP call of the catalogue is an effect by its method (RFC 9110, "
         f"section 9.2.2): {_codes(sorted(catalog.KEYABLE_HTTP_METHODS))} are keyable "

@@ -86,6 +86,11 @@ class Knowledge:
         # ``headers.update(k=v)``), and the names changed in ways we cannot read.
         self._added: Dict[Tuple[int, str], List[Tuple[_EntryKey, cst.BaseExpression]]] = {}
         self._opaque_mutations: Set[Tuple[int, str]] = set()
+        # What each project call returned, and the names a returned tuple
+        # was unpacked into (``headers, body = self._request_details()``),
+        # each value with the scope it is written in.
+        self._returns: Dict[int, List[Event]] = {}
+        self._unpacked: Dict[Tuple[int, str], List[Tuple[cst.BaseExpression, FunctionScope]]] = {}
         self._http: Dict[
             Tuple[int, int], Tuple[Optional[catalog.KeyableEffect], Optional[catalog.NonKeyableEffect]]
         ] = {}
@@ -101,9 +106,13 @@ class Knowledge:
     # -- visible values ---------------------------------------------------
 
     def _remember(self, event: Event) -> None:
-        if event.kind in ("assign", "bind") and event.value is not None:
+        if event.kind == "return" and event.call_site is not None:
+            self._returns.setdefault(id(event.call_site), []).append(event)
+        elif event.kind in ("assign", "bind") and event.value is not None:
             for target in event.targets:
-                if isinstance(target, cst.Name):
+                if isinstance(target, cst.Tuple):
+                    self._unpack(target, event)
+                elif isinstance(target, cst.Name):
                     key = (id(event.scope), target.value)
                     self._assigned.setdefault(key, []).append(event.value)
                     if event.kind == "bind":
@@ -123,6 +132,29 @@ class Knowledge:
                         self._opaque_mutations.add(key)
                     for entry_key, value in entries or ():
                         self._record_item_set(key, entry_key, value)
+
+    def _unpack(self, target: cst.Tuple, event: Event) -> None:
+        """Bind the names of ``a, b = helper(...)`` to the elements of the
+        tuples every return of the helper gives, when each return is a
+        tuple of that length."""
+        assert event.value is not None
+        value = event.value.expression if isinstance(event.value, cst.Await) else event.value
+        returns = self._returns.get(id(value), [])
+        tuples = [r for r in returns if isinstance(r.value, cst.Tuple) and len(r.value.elements) == len(target.elements)]
+        if not returns or len(tuples) != len(returns):
+            return
+        for position, element in enumerate(target.elements):
+            if isinstance(element.value, cst.Name) and not isinstance(element, cst.StarredElement):
+                self._unpacked[(id(event.scope), element.value.value)] = [
+                    (cast(cst.Tuple, r.value).elements[position].value, r.scope) for r in tuples
+                ]
+
+    def unpacked_values(
+        self, name: str, scope: FunctionScope
+    ) -> Optional[List[Tuple[cst.BaseExpression, FunctionScope]]]:
+        """What a name unpacked from the tuples a helper returns holds, each
+        value with the scope of the return that gives it."""
+        return self._unpacked.get((id(scope), name))
 
     def _record_item_set(
         self,
@@ -240,7 +272,10 @@ class Knowledge:
                 )
                 return None, message
             if method == "POST" and url_text is not None and (
-                catalog.is_token_exchange(url_text) or catalog.is_query(url_text) or catalog.is_read_url(url_text)
+                catalog.is_token_exchange(url_text)
+                or catalog.is_query(url_text)
+                or catalog.is_read_url(url_text)
+                or catalog.is_transition_url(url_text)
             ):
                 return None, None
             return effect, None
@@ -393,6 +428,11 @@ class Knowledge:
         """A dict we can see holds a key; one we cannot see gets the benefit of the doubt."""
         if depth > 4:
             return True
+        if isinstance(node, cst.Name) and self.unpacked_values(node.value, scope) is not None:
+            return any(
+                self._mapping_has_key(value, returned_in, effect, depth + 1)
+                for value, returned_in in self.unpacked_values(node.value, scope) or ()
+            )
         if isinstance(node, cst.Name):
             value = self.assigned_value(node.value, scope)
             if value is None or (id(scope), node.value) in self._opaque_mutations:
@@ -430,9 +470,14 @@ class Knowledge:
         scope: FunctionScope,
         effect: Optional[catalog.KeyableEffect],
     ) -> bool:
-        """Whether a dict entry is a key, or might be (a key we cannot read)."""
+        """Whether a dict entry is a key, or might be (a key we cannot read,
+        unless it is a configured header: its name and its value read from
+        one object, ``headers[endpoint.header_name] = endpoint.header_value``,
+        the same on every delivery, so no per-delivery key)."""
         text = self._entry_key_text(key, scope)
-        return text is None or (self._is_key_name(text, effect) and not is_none(value))
+        if text is None:
+            return not (isinstance(key, cst.BaseExpression) and _configured_pair(key, value))
+        return self._is_key_name(text, effect) and not is_none(value)
 
     def _entry_key_text(self, key: _EntryKey, scope: FunctionScope) -> Optional[str]:
         return key if isinstance(key, str) else self.string_value(key, scope)
@@ -495,6 +540,11 @@ class Knowledge:
         adds what cannot be read."""
         if depth > 3:
             return
+        unpacked = self.unpacked_values(node.value, scope) if isinstance(node, cst.Name) else None
+        if unpacked is not None:
+            for returned, returned_in in unpacked:
+                yield from self._dict_entries(returned, returned_in, headers, depth + 1)
+            return
         if isinstance(node, cst.Name):
             value = self.assigned_value(node.value, scope)
             for added_key, entry in self._added.get((id(scope), node.value), ()):
@@ -526,7 +576,7 @@ class Knowledge:
         call = event.node
         positional = [a for a in call.args if a.keyword is None and a.star == ""]
         for api in catalog.all_matches(catalog.LOCK_APIS, callee):
-            if api.requires_flag is not None and not _truthy_keyword(call, api.requires_flag):
+            if api.requires_flag is not None and not _truthy_keyword(call, api.requires_flag, event.scope):
                 continue
             has_key = len(positional) > api.key_position or any(
                 a.keyword is not None and a.keyword.value == api.key_keyword
@@ -635,12 +685,18 @@ def method_name(call: cst.Call) -> Optional[str]:
     return call.func.attr.value if isinstance(call.func, cst.Attribute) else None
 
 
-def _truthy_keyword(call: cst.Call, name: str) -> bool:
+def _truthy_keyword(call: cst.Call, name: str, scope: FunctionScope) -> bool:
+    """Whether the keyword ``name`` may be true: not ``False``/``None``, nor
+    a parameter the helper's caller left at such a default (a wrapper's
+    ``set(..., nx=nx)``)."""
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value == name:
-            return not (
-                isinstance(arg.value, cst.Name) and arg.value.value in ("False", "None")
-            )
+            value = arg.value
+            if not isinstance(value, cst.Name):
+                return True
+            if value.value in ("False", "None"):
+                return False
+            return scope.known.get(value.value) is not False or value.value in scope.assigned
     return False
 
 
@@ -689,3 +745,14 @@ def _lock_words(
     spelled = cst.Module(body=[]).code_for_node(node)
     text = knowledge.string_value(node, scope) or ""
     return catalog.words(f"{spelled} {text}")
+
+
+def _configured_pair(key: cst.BaseExpression, value: cst.BaseExpression) -> bool:
+    """``obj.header_name`` and ``obj.header_value``: an entry whose name and
+    value are two attributes of one object (a stored configuration)."""
+    return (
+        isinstance(key, cst.Attribute)
+        and isinstance(value, cst.Attribute)
+        and key.attr.value != value.attr.value
+        and source_text(key.value) == source_text(value.value)
+    )
