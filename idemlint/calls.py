@@ -779,7 +779,15 @@ class Calls:
         own names are left unresolved."""
         if _shadowed(scope, name):
             return None
-        imported = scope.resolver.lookup(name)
+        found = self.constant_imported(name, scope.resolver)
+        return found[0] if found is not None else None
+
+    def constant_imported(
+        self, name: str, resolver: Resolver
+    ) -> Optional[Tuple[cst.BaseExpression, "LoadedModule"]]:
+        """The value of the constant ``name`` imports through ``resolver``,
+        with the module that defines it, re-exports followed."""
+        imported = resolver.lookup(name)
         for _ in range(MAX_HOPS):
             if imported is None or "(" in imported or "[" in imported:
                 return None
@@ -789,7 +797,7 @@ class Calls:
                 return None
             index = module.index
             if constant in index.constants and constant not in index.imports:
-                return index.constants[constant]
+                return index.constants[constant], module
             imported = index.imports.get(constant)
         return None
 

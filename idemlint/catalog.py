@@ -1677,6 +1677,25 @@ def _compiled(pattern: str, ignore_case: bool) -> Glob:
 # --------------------------------------------------------------------------
 # Lock expiry units and task time limits (IDM006)
 
+# Celery's worker pool setting (new, Django namespace, pre-4.0 names) and the
+# pools that run tasks in the worker process itself: ``reject_on_worker_lost``
+# governs a prefork child that dies mid-task; with these a dead worker never
+# acks, and the broker redelivers (Celery's configuration guide,
+# ``worker_pool``; ``task_reject_on_worker_lost``).
+WORKER_POOL_SETTINGS = frozenset({"worker_pool", "CELERY_WORKER_POOL", "CELERYD_POOL"})
+IN_PROCESS_POOLS = frozenset({"threads", "solo", "gevent", "eventlet"})
+
+# Reads of an environment variable: a setting read with a default
+# (``os.environ.get(K, "300")``, ``os.getenv(K) or 300``) is taken at its
+# default, what a deployment that sets nothing runs with.
+ENVIRONMENT_READS = frozenset({"os.environ.get", "os.getenv"})
+
+# A thread started to keep a lock alive while the work runs: its target is
+# handed the key (``Thread(target=heartbeat, args=(stop, key))``) and sets it
+# again, or pushes its expiry back, with one of these methods.
+THREAD_STARTERS = frozenset({"threading.Thread", "threading.Timer"})
+KEY_REFRESH_METHODS = frozenset({"set", "expire", "pexpire", "touch", "extend", "setex", "psetex"})
+
 # Seconds per unit of each TTL keyword of LOCK_APIS. A TTL passed at an API's
 # ``ttl_position`` has the unit of its first ``ttl_keywords`` entry (redis
 # ``set(k, v, ex)``, ``cache.add(k, v, timeout)``). A ``timedelta`` is a

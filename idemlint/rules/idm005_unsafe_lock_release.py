@@ -11,6 +11,7 @@ from idemlint import catalog
 from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_text
 from idemlint.effects import Knowledge, stores_lock_token
 from idemlint.names import argument, dotted_name, literal_text
+from idemlint.lock_scope import keys_kept_alive
 from idemlint.rules.base import TaskRule, Violation, where
 
 # Keywords a key-value delete accepts (Django's cache ``version``); any other
@@ -96,7 +97,9 @@ def rebuild_report(report_id):
         "or text, or when its text or name says lock; a lock taken in another "
         "module and released here under a neutral name is not seen. A "
         "compare-and-delete under `WATCH`/`MULTI` on the same pipeline, and a "
-        "delete guarded by a `time.monotonic()` deadline check, are accepted. "
+        "delete guarded by a `time.monotonic()` deadline check, are accepted, and "
+        "so is the release of a lock a heartbeat thread keeps alive "
+        "(`Thread(target=beat, args=(key,))` where `beat` sets the key again). "
         "Lua scripts are not read: an unconditional `DEL` inside `eval` is not "
         "reported. A set-if-absent that stores data (a cache fill) does not make "
         "its key a lock key. Deletes of files (`os.unlink`) and HTTP `DELETE`s "
@@ -115,6 +118,11 @@ def rebuild_report(report_id):
             key = argument(event.node, api.key_position, api.key_keyword)
             if key is not None:
                 locked |= keys.origins(key, event.scope)
+        # A lock a heartbeat thread keeps alive cannot expire under its
+        # live owner, so deleting it at the end deletes the task's own lock.
+        kept_alive: Set[Origin] = set()
+        for key, handing in keys_kept_alive(trace, knowledge):
+            kept_alive |= keys.origins(key, handing.scope)
         checks = {id(e.node): e for e in trace.events if e.kind == "check"}
         watched = [e for e in trace.calls() if _method(e.node) in ("watch", "awatch")]
         for event in trace.calls():
@@ -136,7 +144,7 @@ def rebuild_report(report_id):
                 continue
             for key in _deleted_keys(call):
                 origins = keys.origins(key, event.scope)
-                if _looks_like_url(origins):
+                if _looks_like_url(origins) or origins & kept_alive & locked:
                     continue
                 if origins & locked:
                     how = "locked earlier in this task"

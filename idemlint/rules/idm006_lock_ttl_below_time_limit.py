@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Dict, Iterator, List, Optional, Tuple
+from dataclasses import dataclass, replace
+from typing import Dict, Iterator, List, Mapping, Optional, Tuple
 
 import libcst as cst
 
 from idemlint import catalog
 from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_text
+from idemlint.calls import Calls
+from idemlint.lock_scope import handed_to_other_code, released_where_taken, taken_per_item, work_claimed_apart
 from idemlint.effects import Knowledge, is_none
-from idemlint.names import Resolver, argument, literal_number
+from idemlint.names import Resolver, argument, literal_number, literal_text
 from idemlint.rules.base import TaskRule, Violation, where
 from idemlint.tasks import Task, class_assignments
 
@@ -31,11 +33,21 @@ class LockTtlBelowTimeLimit(TaskRule):
         "`app.task(func, ...)` registration or class attribute of a `Task` "
         "subclass), Dramatiq `time_limit` (milliseconds), RQ `@job(timeout=)`, "
         "arq `func(..., timeout=)` and taskiq `timeout` (seconds). The TTL must be "
-        "statically known: a literal, a module constant, a local or helper "
-        "parameter with one visible value, a class attribute, simple arithmetic "
-        "or a `timedelta`. Locks renewed while held (`auto_renewal=True`, "
+        "statically known: a literal, a module constant (also one imported from "
+        "another project module), a local or helper parameter with one visible "
+        "value, a class attribute, simple arithmetic, a `timedelta`, or an "
+        "environment variable's default (`int(os.environ.get(K) or 300)`, "
+        "`os.getenv(K, \"300\")`: what a deployment that sets nothing runs, "
+        "said as \"by default\"). Locks renewed while held (`auto_renewal=True`, "
         "`lock.extend()`/`reacquire()`, an `expire` of the same key) are not "
-        "reported."
+        "reported, nor are locks the task's limit says nothing about: one a "
+        "helper takes and lets go again (its `with` block, a `release()` "
+        "there), one taken in a loop (a key per item), a lock object handed "
+        "to other code as an argument (a progress callback may renew it), "
+        "a set-if-absent lock whose token goes to a task it enqueues, and a "
+        "lock whose every side effect and enqueue after it is claimed on its "
+        "own (a SET NX per item): a lapsed lock lets a second run in, not a "
+        "second copy of any effect."
     )
     why = (
         "A lock exists so that a second delivery of the same work waits or "
@@ -74,15 +86,15 @@ def rebuild_report(report_id):
         "(`apply_async(time_limit=)`, `enqueue(job_timeout=)`) and limits "
         "inherited from a `base=` class are not assumed. A TTL read from "
         "settings, computed by a call or passed through `**kwargs` is unknown "
-        "and not reported. A lock held only around a short part of a long task "
-        "is still compared with the whole task's limit."
+        "and not reported. A lock the task itself holds only around a short "
+        "part of a long task is still compared with the whole task's limit."
     )
 
     def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
         task_scope = next((e.scope for e in trace.events if e.scope.is_task), None)
         if task_scope is None:
             return
-        values = _Values(trace, knowledge.constants)
+        values = _Values.of_trace(trace, knowledge.constants, knowledge.calls)
         limit = _time_limit(trace.task, values, task_scope.resolver)
         if limit is None:
             return
@@ -94,6 +106,13 @@ def rebuild_report(report_id):
                 continue
             ttl = _ttl_argument(call, api)
             if ttl is None or _renewed(event, call, api, calls):
+                continue
+            if (
+                released_where_taken(event, trace)
+                or taken_per_item(event)
+                or handed_to_other_code(event, trace, knowledge)
+                or work_claimed_apart(event, trace, knowledge)
+            ):
                 continue
             expression, keyword = ttl
             duration = values.evaluate(expression, event.scope, event.scope.resolver)
@@ -108,7 +127,8 @@ def rebuild_report(report_id):
             yield Violation(
                 call,
                 f"`{call_label(call)}` in {where(event, trace.task.name)} takes a lock "
-                f"that expires after {_seconds(seconds)} (`{keyword}={source_text(expression, 40)}`), "
+                f"that expires after {_seconds(seconds)}{' by default' if duration.default else ''} "
+                f"(`{keyword}={source_text(expression, 40)}`), "
                 f"shorter than {limit.describe()}; the lock can expire while the task "
                 "still runs, and a redelivery then takes it and both executions run at once",
                 event=event,
@@ -121,6 +141,8 @@ class _Number:
 
     value: float
     timedelta: bool = False
+    # Read from an environment variable's default (``os.environ.get(K) or 300``).
+    default: bool = False
 
 
 @dataclass(frozen=True)
@@ -130,9 +152,10 @@ class _Limit:
     raw: float
     unit: float
     source: str
+    default: bool = False
 
     def describe(self) -> str:
-        amount = _seconds(self.seconds)
+        amount = _seconds(self.seconds) + (" by default" if self.default else "")
         if self.unit == 0.001:
             amount = f"{_format(self.raw)} ms ({amount})"
         if self.source == "class attribute":
@@ -174,7 +197,7 @@ def _time_limit(task: Task, values: "_Values", resolver: Resolver) -> Optional[_
         unit = 1.0 if number.timedelta else units[option]
         seconds = number.value * unit
         if seconds > 0 and (best is None or seconds > best.seconds):
-            best = _Limit(seconds, option, number.value, unit, source)
+            best = _Limit(seconds, option, number.value, unit, source, number.default)
     return best
 
 
@@ -228,22 +251,33 @@ def _renewed(event: Event, call: cst.Call, api: catalog.LockApi, calls: List[Eve
 class _Values:
     """Numbers we can see: literals, constants, one-value locals and parameters."""
 
-    def __init__(self, trace: Trace, constants: Dict[str, cst.BaseExpression]) -> None:
+    def __init__(
+        self,
+        constants: Mapping[str, cst.BaseExpression],
+        calls: Optional[Calls],
+        assigned: Dict[Tuple[int, str], List[Optional[Tuple[cst.BaseExpression, FunctionScope]]]],
+    ) -> None:
         self.constants = constants
-        self.assigned: Dict[
-            Tuple[int, str], List[Optional[Tuple[cst.BaseExpression, FunctionScope]]]
-        ] = {}
+        self.calls = calls  # for the constants other project modules define
+        self.assigned = assigned
+
+    @classmethod
+    def of_trace(
+        cls, trace: Trace, constants: Mapping[str, cst.BaseExpression], calls: Optional[Calls]
+    ) -> "_Values":
+        assigned: Dict[Tuple[int, str], List[Optional[Tuple[cst.BaseExpression, FunctionScope]]]] = {}
         for event in trace.events:
             if event.kind not in ("assign", "bind") or event.value is None:
                 continue
             for target in event.targets:
                 if not isinstance(target, cst.Name):
                     continue
-                values = self.assigned.setdefault((id(event.scope), target.value), [])
+                values = assigned.setdefault((id(event.scope), target.value), [])
                 if isinstance(event.node, cst.AugAssign):
                     values.append(None)
                 else:
                     values.append((event.value, event.value_scope or event.scope))
+        return cls(constants, calls, assigned)
 
     def evaluate(
         self,
@@ -268,7 +302,21 @@ class _Values:
             return self._arithmetic(node, scope, resolver, depth)
         if isinstance(node, cst.Call):
             return self._call(node, scope, resolver, depth)
+        if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.Or):
+            # ``os.environ.get("TTL") or 300``: the default when nothing is set.
+            if self._environment_read(node.left, scope, resolver) is not None:
+                fallback = self.evaluate(node.right, scope, resolver, depth + 1)
+                return replace(fallback, default=True) if fallback is not None else None
         return None
+
+    def _environment_read(
+        self, node: cst.BaseExpression, scope: Optional[FunctionScope], resolver: Resolver
+    ) -> Optional[cst.Call]:
+        """``os.environ.get(...)`` / ``os.getenv(...)``, the call itself."""
+        if not isinstance(node, cst.Call):
+            return None
+        callee = (scope.resolver if scope is not None else resolver).resolve(node.func)
+        return node if callee in catalog.ENVIRONMENT_READS else None
 
     def _name(
         self, name: str, scope: Optional[FunctionScope], resolver: Resolver, depth: int
@@ -286,9 +334,15 @@ class _Values:
                 default = _default(scope.function, name)
                 return self.evaluate(default, None, resolver, depth + 1) if default else None
         constant = self.constants.get(name)
-        if constant is None:
+        if constant is not None:
+            return self.evaluate(constant, None, resolver, depth + 1)
+        imported = self.calls.constant_imported(name, resolver) if self.calls is not None else None
+        if imported is None:
             return None
-        return self.evaluate(constant, None, resolver, depth + 1)
+        value, module = imported
+        # Evaluated where it is written, with that module's constants and imports.
+        there = _Values(module.index.constants, self.calls, {})
+        return there.evaluate(value, None, module.index.resolver(), depth + 1)
 
     def _attribute(
         self, node: cst.Attribute, scope: Optional[FunctionScope], resolver: Resolver, depth: int
@@ -318,6 +372,11 @@ class _Values:
 
     @staticmethod
     def _combine(operator: cst.BaseBinaryOp, left: _Number, right: _Number) -> Optional[_Number]:
+        combined = _Values._combine_values(operator, left, right)
+        return replace(combined, default=left.default or right.default) if combined is not None else None
+
+    @staticmethod
+    def _combine_values(operator: cst.BaseBinaryOp, left: _Number, right: _Number) -> Optional[_Number]:
         if isinstance(operator, (cst.Add, cst.Subtract)):
             if left.timedelta != right.timedelta:
                 return None
@@ -348,13 +407,22 @@ class _Values:
             return self._timedelta(node, scope, resolver, depth)
         if callee in ("int", "float", "round") and len(node.args) == 1:
             inner = self.evaluate(node.args[0].value, scope, resolver, depth + 1)
-            return _Number(inner.value) if inner is not None and not inner.timedelta else None
+            return _Number(inner.value, default=inner.default) if inner is not None and not inner.timedelta else None
+        if callee in catalog.ENVIRONMENT_READS and len(node.args) == 2 and not node.args[1].keyword:
+            # ``os.environ.get("TTL", "300")``: the default when nothing is set.
+            written = node.args[1].value
+            fallback = (
+                _numeric_text(written)
+                if isinstance(written, cst.SimpleString)
+                else self.evaluate(written, scope, resolver, depth + 1)
+            )
+            return replace(fallback, default=True) if fallback is not None else None
         return None
 
     def _timedelta(
         self, node: cst.Call, scope: Optional[FunctionScope], resolver: Resolver, depth: int
     ) -> Optional[_Number]:
-        total = 0.0
+        total, default = 0.0, False
         for position, arg in enumerate(node.args):
             if arg.star:
                 return None
@@ -369,7 +437,8 @@ class _Values:
             if seconds_per_unit is None or value is None or value.timedelta:
                 return None
             total += value.value * seconds_per_unit
-        return _Number(total, timedelta=True)
+            default = default or value.default
+        return _Number(total, timedelta=True, default=default)
 
 
 _TIMEDELTA_POSITIONS = (
@@ -384,6 +453,16 @@ _TIMEDELTA_UNITS = {
     "milliseconds": 0.001,
     "microseconds": 0.000001,
 }
+
+
+def _numeric_text(node: cst.SimpleString) -> Optional[_Number]:
+    """``"300"``: an environment default written as text, read by ``int()``."""
+    text = literal_text(node)
+    try:
+        number = float(text) if text is not None and text.strip() else None
+    except ValueError:
+        return None
+    return _Number(number) if number is not None and math.isfinite(number) else None
 
 
 def _default(function: cst.FunctionDef, name: str) -> Optional[cst.BaseExpression]:

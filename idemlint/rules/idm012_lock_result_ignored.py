@@ -11,6 +11,7 @@ from idemlint.analysis import Event, Trace, call_label, source_text
 from idemlint.effects import Knowledge, is_none, stores_lock_token
 from idemlint.names import argument
 from idemlint.rules.base import TaskRule, Violation, where
+from idemlint.statements import does_work, only_tests_and_exits, placed_with
 
 _MAX_HOPS = 4
 _DROPPED_OBJECT = "object"
@@ -33,8 +34,11 @@ class LockResultIgnored(TaskRule):
         "`acquire(blocking_timeout=...)` (also when the lock was built with "
         "`blocking=False` or `blocking_timeout=`), their `await` forms, results "
         "assigned to `_` or to a variable never read, a helper's returned lock "
-        "result thrown away by the task that calls it, and a `redis.lock(...)` "
-        "object created as a statement and never acquired. A result tested in "
+        "result thrown away by the task that calls it, a `redis.lock(...)` "
+        "object created as a statement and never acquired, and a lock held by "
+        "`with` whose block only tests whether it was taken (`if not held: "
+        "return`), with the work after the block, once the lock is let go. A "
+        "result tested in "
         "`if`/`while`, `with r.lock(...)`, a blocking `acquire()` without a "
         "timeout (it returns only once the lock is held) and `threading`/"
         "`asyncio` locks are not reported."
@@ -81,6 +85,16 @@ def export_invoices(account_id):
         for event in trace.calls():
             call = event.node
             if not isinstance(call, cst.Call):
+                continue
+            if _released_before_the_work(event, knowledge):
+                yield Violation(
+                    call,
+                    f"`{call_label(call)}` in {where(event, trace.task.name)} is released "
+                    "at the end of its `with` block, which only tests whether it was "
+                    "taken; the work after the block runs unlocked, and a redelivered "
+                    "copy runs it concurrently",
+                    event=event,
+                )
                 continue
             found = self._acquisition(event, call, knowledge, flow)
             if found is None:
@@ -217,6 +231,21 @@ class _ResultFlow:
                     found.add(id(node.target))
             self._targets[id(function)] = frozenset(found)
         return self._targets[id(function)]
+
+
+def _released_before_the_work(event: Event, knowledge: Knowledge) -> bool:
+    """``with cache.lock(key) as held: if not held: return`` and the work
+    after the block: the lock is let go before anything it should guard."""
+    step = event.path[-1] if event.path else None
+    if step is None or step.kind != "With" or step.branch != "items":
+        return False
+    api = knowledge.lock_api(event)
+    if api is None or api.pattern not in catalog.LOCK_OBJECT_APIS:
+        return False
+    placed = placed_with(event.scope.function, step.container)
+    if placed is None or not isinstance(placed.node.body, cst.IndentedBlock):
+        return False
+    return only_tests_and_exits(placed.node.body.body) and does_work(placed.following)
 
 
 def _can_fail(event: Event, call: cst.Call, knowledge: Knowledge, flow: _ResultFlow) -> bool:

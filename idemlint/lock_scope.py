@@ -1,0 +1,161 @@
+"""How long a lock object is held, as far as the trace shows.
+
+A lock taken in a helper and let go there (``release()`` in the same
+function, or the end of its ``with`` block) guards that helper's critical
+section, not the task around it; one taken in a loop guards an item.  A
+lock object handed to other code (a progress callback, a heartbeat) may be
+renewed there, out of the trace's sight, and a set-if-absent lock whose
+token goes to a task the code enqueues is held for that task.  Either way
+the task's run-time limit says nothing about how long the lock must live.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional, Tuple
+
+import libcst as cst
+
+from idemlint import catalog
+from idemlint.analysis import Event, Trace
+from idemlint.calls import Definition, parameters
+from idemlint.effects import Knowledge, method_name
+from idemlint.guards import Guards
+from idemlint.names import argument
+
+RELEASE_METHODS = frozenset({"release", "arelease"})
+
+
+def lock_variable(event: Event, trace: Trace) -> Optional[str]:
+    """The local name a lock object is assigned to (``lock = r.lock(...)``)."""
+    for other in trace.after(event):
+        if other.kind == "assign" and other.scope is event.scope and other.value is event.node:
+            names = [t.value for t in other.targets if isinstance(t, cst.Name)]
+            return names[0] if len(names) == 1 else None
+        if other.seq > event.seq + 50:  # the assignment follows its value's events closely
+            return None
+    return None
+
+
+def released_where_taken(event: Event, trace: Trace) -> bool:
+    """Whether a lock a helper takes is let go in that helper: its ``with``
+    block, or a ``release()`` on the name holding it."""
+    if event.scope.is_task:
+        return False
+    step = event.path[-1] if event.path else None
+    if step is not None and step.kind == "With" and step.branch == "items":
+        return True
+    name = lock_variable(event, trace)
+    return name is not None and any(
+        _method_on(other, name) in RELEASE_METHODS for other in trace.calls() if other.scope is event.scope
+    )
+
+
+def taken_per_item(event: Event) -> bool:
+    """Whether the lock is taken in the body of a loop (a key per item)."""
+    return any(step.kind == "Loop" and step.branch == "body" for step in event.path)
+
+
+def handed_to_other_code(event: Event, trace: Trace, knowledge: Knowledge) -> bool:
+    """Whether the lock object is passed to a call as an argument, or the
+    token a set-if-absent lock stores is passed to a task it enqueues."""
+    name = lock_variable(event, trace)
+    token = _token_name(event, knowledge)
+    for other in trace.calls():
+        call = other.node
+        if other.scope is not event.scope or other.seq <= event.seq or not isinstance(call, cst.Call):
+            continue
+        if name is not None and any(_is_name(arg.value, name) for arg in call.args):
+            return True
+        if token is not None and _enqueues(call) and any(
+            _is_name(node, token) for arg in call.args for node in _nodes(arg.value)
+        ):
+            return True
+    return False
+
+
+def _token_name(event: Event, knowledge: Knowledge) -> Optional[str]:
+    """The local name a set-if-absent lock stores as its value."""
+    api = knowledge.lock_api(event)
+    call = event.node
+    if api is None or api.pattern in catalog.LOCK_OBJECT_APIS or not isinstance(call, cst.Call):
+        return None
+    value = argument(call, api.key_position + 1, "value")
+    return value.value if isinstance(value, cst.Name) else None
+
+
+def _enqueues(call: cst.Call) -> bool:
+    method = method_name(call)
+    return method in catalog.ENQUEUEING_METHODS or method in catalog.SEND_BY_NAME_METHODS
+
+
+def _is_name(node: cst.CSTNode, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
+
+
+def _nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    yield node
+    for child in node.children:
+        yield from _nodes(child)
+
+
+def _method_on(event: Event, name: str) -> Optional[str]:
+    call = event.node
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+        return None
+    receiver = call.func.value
+    return call.func.attr.value if isinstance(receiver, cst.Name) and receiver.value == name else None
+
+
+def keys_kept_alive(trace: Trace, knowledge: Knowledge) -> Iterator[Tuple[cst.BaseExpression, Event]]:
+    """The lock keys a heartbeat thread refreshes while the task works:
+    ``Thread(target=f, args=(..., key, ...))`` where ``f`` sets the key again
+    or pushes its expiry back, each key expression with the call that hands it."""
+    for event in trace.calls():
+        call = event.node
+        if not isinstance(call, cst.Call) or event.callee not in catalog.THREAD_STARTERS:
+            continue
+        target = argument(call, None, "target")
+        handed = argument(call, None, "args")
+        if target is None or not isinstance(handed, cst.Tuple) or knowledge.calls is None:
+            continue
+        found = knowledge.calls.value_of(target, event.scope)
+        if not isinstance(found, Definition):
+            continue
+        names = parameters(found)
+        for position, element in enumerate(handed.elements):
+            if position < len(names) and _refreshes(found.function, names[position]):
+                yield element.value, event
+
+
+def _refreshes(function: cst.FunctionDef, parameter: str) -> bool:
+    """Whether ``function`` sets or re-expires the key its ``parameter`` holds."""
+    return any(
+        isinstance(node, cst.Call)
+        and method_name(node) in catalog.KEY_REFRESH_METHODS
+        and bool(node.args)
+        and _is_name(node.args[0].value, parameter)
+        for node in _nodes(function.body)
+    )
+
+
+def work_claimed_apart(event: Event, trace: Trace, knowledge: Knowledge) -> bool:
+    """Whether the side effects and enqueues after the lock ``event`` are
+    each covered by a test-and-set claim of their own, taken after it (and
+    there are some)."""
+    guards = Guards.of(trace, knowledge)
+    name = lock_variable(event, trace)
+    own_claims = [
+        claim for claim in guards.claims
+        if claim.seq > event.seq and not guards.is_lock(claim) and (name is None or _method_on(claim, name) is None)
+    ]
+    work = [other for other in trace.calls() if other.seq > event.seq and _is_work(other, knowledge)]
+    return bool(work) and all(any(guards.covers(claim, other) for claim in own_claims) for other in work)
+
+
+def _is_work(event: Event, knowledge: Knowledge) -> bool:
+    call = event.node
+    return (
+        knowledge.is_side_effect(event)
+        or event.enqueued is not None
+        or (isinstance(call, cst.Call) and _enqueues(call))
+    )

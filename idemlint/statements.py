@@ -1,0 +1,101 @@
+"""Where a statement stands in its function: the block that holds it and what follows.
+
+The trace records each event's path as container ids; some rules ask about
+the statement itself: a ``with`` block and what runs after it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Optional, Sequence, Tuple
+
+import libcst as cst
+
+Statement = cst.BaseStatement
+
+
+@dataclass(frozen=True)
+class PlacedWith:
+    """A ``with`` statement and the statements after it in its block."""
+
+    node: cst.With
+    following: Tuple[Statement, ...]
+
+
+def placed_with(function: cst.FunctionDef, container: int) -> Optional[PlacedWith]:
+    """The ``with`` statement whose id is ``container`` in ``function``'s
+    body (not inside a nested definition), with what follows it."""
+    for block in _blocks(function.body):
+        for position, statement in enumerate(block):
+            if isinstance(statement, cst.With) and id(statement) == container:
+                return PlacedWith(statement, tuple(block[position + 1 :]))
+    return None
+
+
+def only_tests_and_exits(block: Sequence[Statement]) -> bool:
+    """Whether a block does nothing but test and leave: ``if``s whose
+    bodies hold only an exit and expression statements (a log line before
+    it), and ``pass``."""
+    if not block:
+        return False
+    for statement in block:
+        if isinstance(statement, cst.If):
+            body = statement.body
+            if statement.orelse is not None or not isinstance(body, cst.IndentedBlock) or not _exits(body.body):
+                return False
+        elif not (
+            isinstance(statement, cst.SimpleStatementLine)
+            and all(isinstance(small, cst.Pass) for small in statement.body)
+        ):
+            return False
+    return True
+
+
+def does_work(block: Sequence[Statement]) -> bool:
+    """Whether a block holds anything besides ``pass``, ``return`` and ``raise``."""
+    return any(
+        not (
+            isinstance(statement, cst.SimpleStatementLine)
+            and all(isinstance(small, (cst.Pass, cst.Return, cst.Raise)) for small in statement.body)
+        )
+        for statement in block
+    )
+
+
+def _exits(block: Sequence[Statement]) -> bool:
+    return all(_is_expression_or_pass(s) or _is_exit(s) for s in block) and any(_is_exit(s) for s in block)
+
+
+def _is_exit(statement: Statement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and any(
+        isinstance(small, (cst.Return, cst.Raise)) for small in statement.body
+    )
+
+
+def _is_expression_or_pass(statement: Statement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(small, (cst.Expr, cst.Pass)) for small in statement.body
+    )
+
+
+def _blocks(suite: cst.BaseSuite) -> Iterator[Sequence[Statement]]:
+    """Every statement list of a function body, nested definitions left out."""
+    if not isinstance(suite, cst.IndentedBlock):
+        return
+    yield suite.body
+    for statement in suite.body:
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        for child in statement.children:
+            if isinstance(child, cst.BaseSuite):
+                yield from _blocks(child)
+            elif isinstance(child, (cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler, cst.If)):
+                yield from _nested(child)
+
+
+def _nested(node: cst.CSTNode) -> Iterator[Sequence[Statement]]:
+    for child in node.children:
+        if isinstance(child, cst.BaseSuite):
+            yield from _blocks(child)
+        elif isinstance(child, (cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler, cst.If)):
+            yield from _nested(child)
