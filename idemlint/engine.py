@@ -500,14 +500,22 @@ class _ProjectFiles:
 
 
 # ``app = Celery(...)``, ``app.Task = X``, ``Celery(task_cls=...)``: what
-# tells which class an app's tasks get.  The modules are parsed only when a
-# task asks (idemlint.project.Project.app_task_class).
+# tells which class an app's tasks get; ``worker_pool = ...``: which pool a
+# worker configuration runs.  The modules are parsed only when a task or a
+# configuration asks (idemlint.project.Project.app_task_class, pools_copying).
 _APP_TEXT = re.compile(rb"Celery\(|\.Task[ \t]*=(?!=)|task_cls")
 
 
 def _may_configure_an_app(raw: bytes) -> bool:
     # Substring tests first: a third of the time of the pattern on every file.
-    return b"Celery(" in raw or b"task_cls" in raw or (b".Task" in raw and _APP_TEXT.search(raw) is not None)
+    return (
+        b"Celery(" in raw
+        or b"task_cls" in raw
+        or b"worker_pool" in raw
+        or b"WORKER_POOL" in raw
+        or b"CELERYD_POOL" in raw
+        or (b".Task" in raw and _APP_TEXT.search(raw) is not None)
+    )
 
 
 def _candidates(
@@ -765,6 +773,7 @@ def _analyse(
     from idemlint.effects import Knowledge
     from idemlint.routes import Routes
     from idemlint.rules import RULES, ModuleRule, TaskRule
+    from idemlint.rules.base import ModuleContext
 
     enabled = [rule for rule in RULES if settings.enabled(rule.code)]
     task_rules = [rule for rule in enabled if isinstance(rule, TaskRule)]
@@ -791,7 +800,8 @@ def _analyse(
             decorators = _decorators_of(loaded, project, settings)
             for module_rule in module_rules:
                 stage = module_rule.code
-                for violation in module_rule.check_module(loaded.module, loaded.index, decorators):
+                context = ModuleContext(loaded.name, project.pools_copying if project is not None else None)
+                for violation in module_rule.check_module(loaded.module, loaded.index, decorators, context):
                     report(_Reported(violation.node, module_rule.code, violation.message, "", loaded))
             stage = "task detection"
             for task, home in _tasks_of(loaded, project, decorators):

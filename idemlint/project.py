@@ -36,6 +36,7 @@ from idemlint.tasks import (
     Made,
     ModuleIndex,
     Task,
+    assignments_in,
     build_index,
     class_assignments,
     class_options,
@@ -109,6 +110,7 @@ class Project:
         # Each app (qualified) and its task class (qualified; None: Celery's own).
         self._apps: Optional[Tuple[Dict[str, Optional[str]], List[Lookup]]] = None
         self._tasks_found: Dict[str, Tuple[Set[int], List[Lookup]]] = {}
+        self._pool_copies: Dict[Tuple[str, str], Tuple[List[Optional[str]], List[Lookup]]] = {}
 
     def load(self, name: str) -> Optional[LoadedModule]:
         """The module ``name`` (None when it is not in the project, or cannot
@@ -257,6 +259,26 @@ class Project:
                 apps[canonical] = owner
         self._apps = (apps, self.lookups[start:])
         return apps
+
+    def pools_copying(self, module: str, setting: str) -> List[Optional[str]]:
+        """The worker pool (``worker_pool = "threads"``; None when unset or
+        not a literal) of each app-configuring module that copies
+        ``setting`` from ``module`` (``task_acks_late = base.task_acks_late``):
+        the workers a shared configuration module is loaded by.  What it read
+        is recorded as looked up every time it is asked."""
+        key = (module, setting)
+        if key not in self._pool_copies:
+            start = len(self.lookups)
+            names = {path: name for name, path in self.files.items()}
+            pools: List[Optional[str]] = []
+            for path in self._app_files:
+                loaded = self.load(names[path]) if path in names and names[path] != module else None
+                if loaded is not None and _copies_setting(loaded, module, setting):
+                    pools.append(_worker_pool(loaded))
+            self._pool_copies[key] = (pools, self.lookups[start:])
+        pools, lookups = self._pool_copies[key]
+        self.lookups += lookups
+        return pools
 
     def _task_decorator(self, qualified: str) -> Optional[Made]:
         found = self._module_name(qualified)
@@ -785,3 +807,24 @@ def read_module(
         return None, UNREADABLE
     loaded = load_source(raw, path, None, task_decorators, project_decorator)
     return (loaded if isinstance(loaded, LoadedModule) else None), content_hash(raw)
+
+
+def _copies_setting(loaded: LoadedModule, module: str, setting: str) -> bool:
+    """``task_acks_late = shared.task_acks_late`` where ``shared`` is ``module``."""
+    resolver = loaded.index.resolver()
+    return any(
+        name == setting
+        and isinstance(value, cst.Attribute)
+        and value.attr.value == setting
+        and resolver.resolve(value.value) == module
+        for name, value in assignments_in(loaded.module.body)
+    )
+
+
+def _worker_pool(loaded: LoadedModule) -> Optional[str]:
+    pools = [
+        literal_text(value)
+        for name, value in assignments_in(loaded.module.body)
+        if name in catalog.WORKER_POOL_SETTINGS
+    ]
+    return pools[-1] if pools else None

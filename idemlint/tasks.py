@@ -1204,19 +1204,23 @@ def class_options(
 
 def class_assignments(owner: cst.ClassDef) -> Dict[str, cst.BaseExpression]:
     """``name = value`` statements of a class body (the last one wins)."""
-    found: Dict[str, cst.BaseExpression] = {}
-    for statement in owner.body.body:
+    return dict(assignments_in(owner.body.body))
+
+
+def assignments_in(statements: Sequence[cst.CSTNode]) -> Iterator[Tuple[str, cst.BaseExpression]]:
+    """The ``name = value`` (and ``name: T = value``) statements of a block,
+    in order, nested blocks left out."""
+    for statement in statements:
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
         for small in statement.body:
             if isinstance(small, cst.Assign):
                 for target in small.targets:
                     if isinstance(target.target, cst.Name):
-                        found[target.target.value] = small.value
+                        yield target.target.value, small.value
             elif isinstance(small, cst.AnnAssign) and small.value is not None:
                 if isinstance(small.target, cst.Name):
-                    found[small.target.value] = small.value
-    return found
+                    yield small.target.value, small.value
 
 
 def _function_decorator_app(function: cst.FunctionDef, index: ModuleIndex, module: str) -> Optional[str]:

@@ -54,3 +54,18 @@ def test_a_task_decorator_wrapped_in_another_module_is_recognised() -> None:
     # flake8 sees tasks.py alone and cannot know what `background` wraps.
     tasks = PROJECT / "shop" / "tasks.py"
     assert all(f.task != "notify_partner" for f in lint_source(tasks.read_bytes(), str(tasks)).findings)
+
+
+SHARED_SETTINGS = pathlib.Path(__file__).parent / "projects" / "shared_settings"
+
+
+def test_settings_and_constants_shared_across_modules_are_read_where_they_are_written() -> None:
+    result = lint_paths([str(SHARED_SETTINGS)])
+    assert result.problems == ()
+    assert sorted((f.path, f.line, f.code) for f in result.findings) == expectations(SHARED_SETTINGS)
+
+
+def test_a_shared_configuration_alone_cannot_show_the_pools_that_copy_it() -> None:
+    base = SHARED_SETTINGS / "worker" / "configs" / "base.py"
+    result = lint_source(base.read_text(), str(base))
+    assert [(f.line, f.code) for f in result.findings] == [(2, "IDM009")]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Iterator, Optional, Tuple
+from typing import Callable, ClassVar, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
@@ -55,11 +55,26 @@ class TaskRule(Rule):
         raise NotImplementedError
 
 
+@dataclass(frozen=True)
+class ModuleContext:
+    """What a module rule may ask of the project around a module: the
+    module's dotted name, and the worker pools of the configuration modules
+    that copy a setting from it (:meth:`idemlint.project.Project.pools_copying`;
+    None when the module is linted alone)."""
+
+    module: str = ""
+    pools_copying: Optional[Callable[[str, str], List[Optional[str]]]] = None
+
+
 class ModuleRule(Rule):
     """A rule over module-level code (configuration), outside any task."""
 
     def check_module(
-        self, module: cst.Module, index: ModuleIndex, task_decorators: Decorators
+        self,
+        module: cst.Module,
+        index: ModuleIndex,
+        task_decorators: Decorators,
+        context: ModuleContext = ModuleContext(),
     ) -> Iterator[Violation]:
         """``task_decorators``: configured decorators and the project's wrappers."""
         raise NotImplementedError

@@ -2,7 +2,7 @@
 
 The one rule that reads configuration rather than task bodies.  Celery acks a
 message after the task returns when ``acks_late`` is on, but a worker process
-that dies (OOM killer, SIGKILL after a hard time limit, a deploy) is a
+that dies (OOM killer, SIGKILL, the hard time limit) is a
 ``WorkerLostError``, and Celery acks *that* too unless
 ``reject_on_worker_lost`` is also on.  Late acks alone therefore do not give
 redelivery on the very failure they are usually enabled for.
@@ -39,7 +39,7 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.names import Resolver, dotted_name, literal_text
-from idemlint.rules.base import ModuleRule, Violation
+from idemlint.rules.base import ModuleContext, ModuleRule, Violation
 from idemlint.tasks import (
     ClassOptions,
     Decorators,
@@ -84,6 +84,7 @@ class _Acks:
     shown: str  # how the setting reads: "`acks_late=True`"
     reject: str  # the reject setting to suggest, in the same spelling
     form: str  # "keyword", "assign" or "key": how to spell the suggestion
+    setting: str = ""  # the app-wide setting's name (``task_acks_late``)
 
 
 @dataclass(eq=False)
@@ -97,6 +98,7 @@ class _Place:
     parents: List["_Place"] = field(default_factory=list)
     acks: List[_Acks] = field(default_factory=list)
     reject: str = _UNSET
+    pool: Optional[str] = None  # ``worker_pool = "threads"`` set here
 
     def set_reject(self, state: str) -> None:
         # Several reject settings in one place: any that may be on wins
@@ -304,7 +306,9 @@ class _Walker:
         elif name in CONFIG_ACKS and _is_true(value):
             shown = {"assign": f"{spelled or name} = True", "keyword": f"{name}=True",
                      "key": f'"{name}": True'}[form]
-            place.acks.append(_Acks(node, f"`{shown}`", CONFIG_ACKS[name], form))
+            place.acks.append(_Acks(node, f"`{shown}`", CONFIG_ACKS[name], form, name))
+        elif name in catalog.WORKER_POOL_SETTINGS:
+            place.pool = literal_text(value)
 
     def config_arguments(
         self, args: Sequence[cst.Arg], place: _Place, constructor: bool = False
@@ -527,8 +531,8 @@ class AcksLateWithoutRejectOnWorkerLost(ModuleRule):
     )
     why = (
         "Late acks are turned on so that a task interrupted by a crash runs again. "
-        "But when the worker process itself dies (OOM killer, SIGKILL after the hard "
-        "time limit, a deploy that kills the pool), Celery records a WorkerLostError "
+        "But when the prefork pool's child process running it is killed (the OOM "
+        "killer, a SIGKILL, the hard time limit), Celery records a WorkerLostError "
         "and acks the message anyway unless `reject_on_worker_lost` is on: the task "
         "is silently lost instead of redelivered, on exactly the failure late acks "
         "were meant to cover. (Turn it on only once the task is idempotent: a "
@@ -559,7 +563,14 @@ def capture_payment(payment_id):
     ...
 '''
     limits = (
-        "Only what one module shows is read: settings loaded through "
+        "A configuration that runs its tasks in the worker process itself "
+        "(`worker_pool = \"threads\"`, `\"solo\"`, `\"gevent\"` or `\"eventlet\"` "
+        "in the same place) has no child process to lose and is not reported, "
+        "nor is a shared configuration module whose setting every worker "
+        "configuration copying it (`task_acks_late = base.task_acks_late`) runs "
+        "so (in a whole-project run; a pool given on the command line, "
+        "`celery worker -P threads`, is not seen). Otherwise only what one "
+        "module shows is read: settings loaded through "
         "`config_from_object`, a star import, environment variables or another "
         "module are not assumed, so `@shared_task(acks_late=True)` in a tasks module "
         "is reported even when the project's settings turn reject on globally (add "
@@ -577,19 +588,36 @@ def capture_payment(payment_id):
     )
 
     def check_module(
-        self, module: cst.Module, index: ModuleIndex, task_decorators: Decorators
+        self,
+        module: cst.Module,
+        index: ModuleIndex,
+        task_decorators: Decorators,
+        context: ModuleContext = ModuleContext(),
     ) -> Iterator[Violation]:
         walker = _Walker(index, task_decorators)
         app = walker.place(scope=" in this module")
         walker.scope(module.body, app, module_level=True)
         for place in walker.places:
-            if not place.acks:
+            if not place.acks or place.pool in catalog.IN_PROCESS_POOLS:
                 continue
             state = place.resolved()
             if state == _ON:
                 continue
             for acks in place.acks:
+                if place is app and _copied_by_in_process_workers(acks, context):
+                    continue
                 yield Violation(acks.node, _message(acks, place, state))
+
+
+def _copied_by_in_process_workers(acks: _Acks, context: ModuleContext) -> bool:
+    """A shared configuration module whose setting every worker configuration
+    that copies it (``task_acks_late = base.task_acks_late``) runs with a pool
+    in the worker process (``worker_pool = "threads"``): no child process to
+    lose, so nothing for ``reject_on_worker_lost`` to govern."""
+    if context.pools_copying is None or not acks.setting or not context.module:
+        return False
+    pools = context.pools_copying(context.module, acks.setting)
+    return bool(pools) and all(pool in catalog.IN_PROCESS_POOLS for pool in pools)
 
 
 def _message(acks: _Acks, place: _Place, state: str) -> str:
@@ -604,8 +632,7 @@ def _message(acks: _Acks, place: _Place, state: str) -> str:
     else:
         problem = f"without `{suggested}`"
     return (
-        f"{acks.shown}{place.subject} is set {problem}{place.scope}: a worker process "
-        "killed mid-task "
-        "(OOM, SIGKILL, deploy) acks the message, so the task is lost instead of "
-        "redelivered"
+        f"{acks.shown}{place.subject} is set {problem}{place.scope}: a pool child "
+        "process killed mid-task (OOM killer, SIGKILL, hard time limit) acks the "
+        "message, so the task is lost instead of redelivered"
     )

@@ -1,0 +1,1 @@
+task_acks_late = True  # expect: IDM009

@@ -1,0 +1,2 @@
+def crawl(source_id):
+    return source_id
