@@ -18,7 +18,7 @@ import os
 import re
 import sys
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 from typing import (
     TYPE_CHECKING,
@@ -782,13 +782,23 @@ def _analyse(
     walked: Set[int] = set()
     problems: List[FileProblem] = []
     unfollowed: List["Unfollowed"] = []
-    seen = set()
+
+    first: Dict[Tuple[str, int, str], int] = {}
 
     def report(item: _Reported) -> None:
-        # A task that reaches a node twice is reported once, as it first does.
-        if (item.code, id(item.node), item.qualified) not in seen:
-            seen.add((item.code, id(item.node), item.qualified))
+        # A task that reaches a node twice is reported once, as it first
+        # does, with the places of its other routes there added as related
+        # places (each call of the task's own that leads there).
+        key = (item.code, id(item.node), item.qualified)
+        if key not in first:
+            first[key] = len(reported)
             reported.append(item)
+            return
+        earlier = reported[first[key]]
+        known = {(id(node), note) for node, _, note in (*earlier.route, *earlier.related)}
+        added = tuple(place for place in (*item.route, *item.related) if (id(place[0]), place[2]) not in known)
+        if added:
+            reported[first[key]] = replace(earlier, related=earlier.related + added)
 
     # What resolving calls learns about classes is shared by the tasks of
     # the modules analysed together: the lookups it made are recorded with

@@ -29,6 +29,7 @@ TASKS = ["invoices.tasks.export_invoice", "orders.tasks.export_order"]
 RELATED = [
     ("invoices/tasks.py", 8, 5, "task `invoices.tasks.export_invoice` calls `client.push()`"),
     ("orders/tasks.py", 8, 5, "task `orders.tasks.export_order` calls `push()`"),
+    ("orders/tasks.py", 9, 5, "task `orders.tasks.export_order` calls `push()`"),
     ("partners/client.py", 6, 12, "`push` calls `_send()`"),
 ]
 SUFFIX = " (called from tasks `invoices.tasks.export_invoice` and `orders.tasks.export_order`)"
@@ -81,7 +82,7 @@ def test_sarif_carries_related_locations(project: pathlib.Path, run_cli: RunCli)
         for location in result["relatedLocations"]
     ]
     assert places == RELATED
-    assert [location["id"] for location in result["relatedLocations"]] == [0, 1, 2]
+    assert [location["id"] for location in result["relatedLocations"]] == [0, 1, 2, 3]
 
 
 def test_review_lists_the_tasks_and_the_related_places(project: pathlib.Path, run_cli: RunCli) -> None:
@@ -219,7 +220,7 @@ def test_a_warm_run_after_one_caller_changed_merges_as_a_cold_one(
     [finding] = warm.findings
     assert finding.tasks == ("orders.tasks.export_order", "refunds.tasks.export_refund")
     assert [place.path for place in finding.related] == [
-        "./orders/tasks.py", "./partners/client.py", "./refunds/tasks.py",
+        "./orders/tasks.py", "./orders/tasks.py", "./partners/client.py", "./refunds/tasks.py",
     ]
 
 
@@ -261,4 +262,42 @@ def test_a_race_names_the_check_it_slips_past(tmp_path: pathlib.Path) -> None:
     assert [(place.line, place.note) for place in race.related] == [
         (14, "the done-check two concurrent deliveries both pass"),
         (16, "task `tasks.receipt` calls `deliver()`"),
+    ]
+
+
+TWO_ROUTES = {
+    "app/__init__.py": "",
+    "app/notify.py": (
+        "from django.core.mail import send_mail\n"
+        "\n"
+        "\n"
+        "def notify(address):\n"
+        "    send_mail('Hello', '', None, [address])\n"
+    ),
+    "app/tasks.py": (
+        "from celery import shared_task\n"
+        "\n"
+        "from app.notify import notify\n"
+        "\n"
+        "\n"
+        "@shared_task\n"
+        "def sweep(expired, expiring):\n"
+        "    for address in expired:\n"
+        "        notify(address)\n"
+        "    for address in expiring:\n"
+        "        notify(address)\n"
+    ),
+}
+
+
+def test_a_task_reaching_a_finding_twice_lists_both_of_its_calls(tmp_path: pathlib.Path) -> None:
+    for name, text in TWO_ROUTES.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    (finding,) = lint_paths([str(tmp_path)]).findings
+    assert (finding.code, finding.line, finding.tasks) == ("IDM013", 5, ("app.tasks.sweep",))
+    assert [(place.line, place.note) for place in finding.related] == [
+        (9, "task `app.tasks.sweep` calls `notify()`"),
+        (11, "task `app.tasks.sweep` calls `notify()`"),
     ]
