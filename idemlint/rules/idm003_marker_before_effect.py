@@ -52,7 +52,11 @@ class MarkerBeforeEffect(TaskRule):
         "watermark the run selects its work by, `filter(created__gte=since)` "
         "with `since = task.last_run_at`, advanced by `update(last_run_at=...)`) that "
         "run before the side effect or work they record, outside one "
-        "transaction with it."
+        "transaction with it. The work is what the trace shows: a catalogued "
+        "side effect or an enqueue on the normal path, not in an `except` "
+        "handler. A marker written after a side effect of its own function "
+        "(`push(...)`, then `handled_at = now()`, then a courtesy notice) "
+        "records that effect, and is not reported."
     )
     why = (
         "If the worker dies between the marker and the effect, the marker says "
@@ -83,8 +87,10 @@ def send_receipt(order_id):
 '''
     limits = (
         "Markers are recognised by field, state and key names (see the "
-        "catalogue); work after a status marker is a catalogued side effect or "
-        "a call whose name says it does the work (`charge`, `send`, `notify`...)."
+        "catalogue). A project call the walk does not follow (past the depth "
+        "limits, or not resolved) counts as work when its name says it does the "
+        "work (`charge`, `send`, `notify`...); one it follows is judged by what "
+        "it reaches."
     )
 
     def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
@@ -93,7 +99,7 @@ def send_receipt(order_id):
         closest: Dict[int, Tuple[_Marker, Event]] = {}
         for marker in _markers(trace, knowledge):
             effect = _first_work_after(marker, trace, knowledge)
-            if effect is None:
+            if effect is None or _records_earlier_work(marker, trace, knowledge):
                 continue
             current = closest.get(effect.seq)
             if current is None or current[0].write.seq < marker.write.seq:
@@ -395,6 +401,23 @@ def _inner_calls(node: cst.CSTNode) -> Iterator[cst.Call]:
         yield from _inner_calls(child)
 
 
+def _records_earlier_work(marker: _Marker, trace: Trace, knowledge: Knowledge) -> bool:
+    """Whether the marker comes after a side effect its own function made
+    (``push(finding); ra.handled = now(); ra.save(); notify(...)``): it
+    records that work, which is done, not the work after it.  An enqueue
+    before it does not count: it may be bookkeeping (a log entry's
+    notification), deferred to the commit, or the very work still to come."""
+    write = marker.write
+    chain = write.scope.chain
+    effects = knowledge.shared(
+        "side effects", lambda: [e for e in trace.calls() if knowledge.is_side_effect(e)]
+    )
+    return any(
+        event.seq < write.seq and event.scope.chain[: len(chain)] == chain and happens_before(event, write)
+        for event in effects
+    )
+
+
 def _first_work_after(marker: _Marker, trace: Trace, knowledge: Knowledge) -> Optional[Event]:
     write = marker.write
     for event in trace.after(write):
@@ -410,8 +433,15 @@ def _first_work_after(marker: _Marker, trace: Trace, knowledge: Knowledge) -> Op
 
 
 def _is_work(event: Event, marker: _Marker, knowledge: Knowledge) -> bool:
-    if knowledge.is_side_effect(event):
+    """What the trace shows: a side effect or an enqueue, on the normal path
+    (an exception handler is not the work); a project call the walk followed
+    is judged by what it reaches, not by its name."""
+    if _in_a_handler(event):
+        return False
+    if knowledge.is_side_effect(event) or event.enqueued is not None:
         return True
+    if event.followed:
+        return False
     if catalog.matches_any(catalog.BOOKKEEPING_CALLS, event.callee):
         return False
     if knowledge.lock_api(event) is not None:
@@ -427,6 +457,10 @@ def _is_work(event: Event, marker: _Marker, knowledge: Knowledge) -> bool:
     # on an object we cannot resolve says nothing by itself.
     verbs = names[-2:-1] if names[-1] in _DISPATCH_METHODS else names[-1:]
     return any(_leading_word(name) in _WORK_VERBS for name in verbs)
+
+
+def _in_a_handler(event: Event) -> bool:
+    return any(step.kind == "Try" and step.branch.startswith("handler") for step in event.path)
 
 
 def _is_local_object(receiver: cst.BaseExpression, event: Event) -> bool:
