@@ -216,6 +216,12 @@ def happens_before(first: Event, second: Event) -> bool:
     return first.seq < second.seq
 
 
+def in_a_handler(event: Event) -> bool:
+    """Whether ``event`` runs in an ``except`` handler (of its function or
+    of a caller's call that leads to it)."""
+    return any(step.kind == "Try" and step.branch.startswith("handler") for step in event.path)
+
+
 def _exits_after(deeper: Sequence[Step]) -> bool:
     """Whether the block holding an event ends with a return/raise after
     it, or with a ``continue``/``break`` of a loop that ``deeper`` is not

@@ -9,7 +9,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.analysis import Event, Trace, call_label, happens_before, source_text
+from idemlint.analysis import Event, Trace, call_label, happens_before, in_a_handler, source_text
 from idemlint.effects import Knowledge, method_name
 from idemlint.guards import Guards
 from idemlint.names import argument, dotted_name, literal_text
@@ -436,7 +436,7 @@ def _is_work(event: Event, marker: _Marker, knowledge: Knowledge) -> bool:
     """What the trace shows: a side effect or an enqueue, on the normal path
     (an exception handler is not the work); a project call the walk followed
     is judged by what it reaches, not by its name."""
-    if _in_a_handler(event):
+    if in_a_handler(event):
         return False
     if knowledge.is_side_effect(event) or event.enqueued is not None:
         return True
@@ -457,10 +457,6 @@ def _is_work(event: Event, marker: _Marker, knowledge: Knowledge) -> bool:
     # on an object we cannot resolve says nothing by itself.
     verbs = names[-2:-1] if names[-1] in _DISPATCH_METHODS else names[-1:]
     return any(_leading_word(name) in _WORK_VERBS for name in verbs)
-
-
-def _in_a_handler(event: Event) -> bool:
-    return any(step.kind == "Try" and step.branch.startswith("handler") for step in event.path)
 
 
 def _is_local_object(receiver: cst.BaseExpression, event: Event) -> bool:

@@ -8,7 +8,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_text
+from idemlint.analysis import Event, FunctionScope, Trace, call_label, in_a_handler, source_text
 from idemlint.effects import Knowledge, stores_lock_token
 from idemlint.names import argument, dotted_name, literal_text
 from idemlint.lock_scope import keys_kept_alive
@@ -98,6 +98,10 @@ def rebuild_report(report_id):
         "module and released here under a neutral name is not seen. A "
         "compare-and-delete under `WATCH`/`MULTI` on the same pipeline, and a "
         "delete guarded by a `time.monotonic()` deadline check, are accepted, and "
+        "so is a delete, in an `except` handler, of a claim the task never "
+        "deletes on its normal path (`r.set(k, 1, nx=True)`, then `try: "
+        "publish() except: r.delete(k); raise`: a rollback of a dedup claim "
+        "held until its TTL), and "
         "so is the release of a lock a heartbeat thread keeps alive "
         "(`Thread(target=beat, args=(key,))` where `beat` sets the key again). "
         "Lua scripts are not read: an unconditional `DEL` inside `eval` is not "
@@ -123,6 +127,15 @@ def rebuild_report(report_id):
         kept_alive: Set[Origin] = set()
         for key, handing in keys_kept_alive(trace, knowledge):
             kept_alive |= keys.origins(key, handing.scope)
+        # Keys the task deletes on its normal path (not in an except handler):
+        # a key deleted only in handlers is a claim rolled back after its
+        # step failed (``r.set(k, 1, nx=True)``, then ``try: publish()
+        # except: r.delete(k); raise``), held until its TTL otherwise.
+        released: Set[Origin] = set()
+        for event in trace.calls():
+            if isinstance(event.node, cst.Call) and not in_a_handler(event) and _is_key_delete(event, knowledge):
+                for key in _deleted_keys(event.node):
+                    released |= keys.origins(key, event.scope)
         checks = {id(e.node): e for e in trace.events if e.kind == "check"}
         watched = [e for e in trace.calls() if _method(e.node) in ("watch", "awatch")]
         for event in trace.calls():
@@ -146,6 +159,8 @@ def rebuild_report(report_id):
                 origins = keys.origins(key, event.scope)
                 if _looks_like_url(origins) or origins & kept_alive & locked:
                     continue
+                if in_a_handler(event) and not origins & locked & released:
+                    continue  # the rollback of a claim, never released on success
                 if origins & locked:
                     how = "locked earlier in this task"
                 elif _says_lock(origins):
