@@ -32,12 +32,12 @@ if TYPE_CHECKING:
     from idemlint.project import LoadedModule, Lookup, Project
 
 MAX_HELPER_DEPTH = 8
-# Calls into other project modules, and methods, are followed this many hops
-# deep (a function of the caller's own module, or one nested in it, is no
-# hop): the side effect of a task is rarely more than a few such calls away,
-# every module reached must be parsed, and a model's methods call each other
-# in a graph as wide as the model (each one walked is parsed and walked again
-# per context).
+# Calls into project code are followed this deep when they go into another
+# module or a method (a function nested in the caller is no level: it is
+# the caller's own code): the side effect of a task is rarely more than a
+# few calls away, every module reached must be parsed, and a model's methods
+# call each other in a graph as wide as the model (each one walked is
+# parsed and walked again per context).
 MAX_PROJECT_DEPTH = 4
 
 MAX_EVENTS_PER_TASK = 20_000
@@ -255,8 +255,8 @@ class Summary:
     lookups: List["Lookup"]
     # The calls the walk cut for a budget, ``at`` counted from its first event.
     unfollowed: List[Unfollowed] = field(default_factory=list)
-    # How many functions, and how many of them hops into other modules or
-    # methods, were being walked around it.
+    # How many functions, and how many of them not nested in their caller,
+    # were being walked around it.
     depth: Tuple[int, int] = (0, 0)
 
     def serves(self, depth: Tuple[int, int]) -> bool:
@@ -329,7 +329,7 @@ class TraceBuilder:
         self.trace = Trace(task, module)
         self._seq = itertools.count()
         self._stack: List[cst.FunctionDef] = []
-        self._hops = 0  # of the functions on the stack, those in other modules or methods
+        self._hops = 0  # of the functions on the stack, those not nested in their caller
         self._transactions: List[int] = []
         self._call_sites: List[Optional[cst.Call]] = []
         self._caught: List[str] = []
@@ -623,9 +623,8 @@ class TraceBuilder:
             return None
         assert isinstance(found, Definition)
         recursive = found.function in self._stack
-        if len(self._stack) > MAX_HELPER_DEPTH or (
-            _is_hop(found, scope) and self._hops >= MAX_PROJECT_DEPTH
-        ):
+        far = found.module is not scope.module or found.owner is not None
+        if len(self._stack) > MAX_HELPER_DEPTH or (far and self._hops >= MAX_PROJECT_DEPTH):
             if not recursive:  # recursion is cut wherever it happens: not a budget
                 self._unfollowed(call, scope.module, scope.qualified_name, PAST_DEPTH)
             return None
@@ -686,7 +685,7 @@ class TraceBuilder:
             if summary is None:
                 scope.resolver.bind(name, value)
         self._running.append((call, caller.module, caller.qualified_name))
-        hop = _is_hop(helper, caller)
+        hop = _is_hop(helper)
         self._hops += hop
         if summary is not None:
             self._replay(summary, scope, path, call)
@@ -783,10 +782,10 @@ class TraceBuilder:
         )
 
 
-def _is_hop(helper: Definition, caller: FunctionScope) -> bool:
-    """Whether running ``helper`` from ``caller`` is a hop the project depth
-    counts: into another module, or into a method."""
-    return helper.module is not caller.module or helper.owner is not None
+def _is_hop(helper: Definition) -> bool:
+    """Whether running ``helper`` is a level the project depth counts: any
+    function but one nested in the caller."""
+    return helper.enclosing is None
 
 
 def _caught_names(

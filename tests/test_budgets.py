@@ -32,8 +32,8 @@ def statistics(out: str) -> List[str]:
 def test_calls_past_the_depth_limits_are_counted_once_per_call_site(run_cli: RunCli) -> None:
     status, out, err = run_cli("check", "--no-cache", "--statistics", str(BUDGET_DEPTH))
     assert (status, err) == (1, "")
-    # The fourth module (also behind same-module and nested calls) and the
-    # eighth local hop are walked; the fifth and ninth are not.
+    # The fourth module (also behind a nested function) and the eighth
+    # local hop are walked; the fifth and ninth are not.
     assert reported(out) == expectations(BUDGET_DEPTH)
     # Two tasks in two files reach two of the cut call sites: three sites, not five;
     # the recursive helper is cut too, but not for a budget.

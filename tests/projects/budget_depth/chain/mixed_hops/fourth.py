@@ -4,5 +4,5 @@ from chain.mixed_hops import fifth
 
 
 def relay(address):
-    send_mail("Fourth", "Four hops, seven calls deep: within reach", None, [address])  # expect: IDM013
+    send_mail("Fourth", "Four modules, five calls deep: within reach", None, [address])  # expect: IDM013
     fifth.relay(address)
