@@ -1,12 +1,17 @@
-"""How long a lock object is held, as far as the trace shows.
+"""How long a lock is held, as far as the trace shows.
 
-A lock taken in a helper and let go there (``release()`` in the same
-function, or the end of its ``with`` block) guards that helper's critical
-section, not the task around it; one taken in a loop guards an item.  A
-lock object handed to other code (a progress callback, a heartbeat) may be
-renewed there, out of the trace's sight, and a set-if-absent lock whose
-token goes to a task the code enqueues is held for that task.  Either way
-the task's run-time limit says nothing about how long the lock must live.
+For IDM006, the task's run-time limit says nothing about how long a lock
+must live when a helper takes it and lets it go there (``release()`` in
+the same function, or the end of its ``with`` block: that helper's
+critical section), when it is taken in a loop (a key per item), when the
+lock object is handed to other code (a progress callback may renew it out
+of the trace's sight), when a set-if-absent lock's token goes to a task the
+code enqueues (it is held for that task), or when every side effect and
+enqueue after it is claimed on its own (a SET NX per item: a lapsed lock
+lets a second run in, not a second copy of any effect).
+
+For IDM005, a key a heartbeat thread sets again while the work runs
+(``Thread(target=beat, args=(key,))``) cannot expire under its owner.
 """
 
 from __future__ import annotations
