@@ -36,8 +36,6 @@ def lock_variable(event: Event, trace: Trace) -> Optional[str]:
         if other.kind == "assign" and other.scope is event.scope and other.value is event.node:
             names = [t.value for t in other.targets if isinstance(t, cst.Name)]
             return names[0] if len(names) == 1 else None
-        if other.seq > event.seq + 50:  # the assignment follows its value's events closely
-            return None
     return None
 
 
