@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Set,
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.calls import Calls, Definition, ProjectClass, bind_arguments, closure_context, defaults_left
+from idemlint.calls import Calls, Definition, ProjectClass, bind_arguments, closure_context, known_parameters
 from idemlint.calls import UNPARSED_METHOD, fetched_instance, known_truth, note_assigned, parameters
 from idemlint.findings import PAST_DEPTH, PAST_EVENTS
 from idemlint.names import Resolver, dotted_name, import_bindings
@@ -76,7 +76,8 @@ class FunctionScope:
     :meth:`idemlint.segments.Later.parse_member`), ``instance`` the class of
     the instance it runs for, with its module, ``enclosing`` the scope a closure was defined in,
     ``assigned`` the names the walk has seen assigned so far, and ``known``
-    the truth of the parameters the call left at a literal default.
+    the truth of the parameters the call passed a literal for or left at
+    a literal default.
     """
 
     function: cst.FunctionDef
@@ -506,7 +507,7 @@ class TraceBuilder:
         self._expression(node.test, test_path, scope)
         exits = any(_is_exit(statement) for statement in node.body.body)
         self._emit("check", node, scope, test_path, value=node.test, exits=exits)
-        # A branch a parameter left at its literal default rules out does not run.
+        # A branch a literal argument or default rules out does not run.
         truth = known_truth(node.test, scope.known, scope.assigned)
         if truth is not False:
             self._block(node.body.body, id(node), "If", "body", path, scope)
@@ -660,9 +661,11 @@ class TraceBuilder:
         closure, at a depth it serves (:meth:`Summary.serves`).
         """
         arguments = list(bind_arguments(parameters(helper), call))
+        known = known_parameters(helper.function, call, arguments)
         key = (
             id(helper.function),
             tuple((name, caller.resolver.resolve(value)) for name, value in arguments),
+            tuple(sorted(known.items())),
             any(arg.star for arg in call.args),
             helper.instance.key if helper.instance is not None else None,
             closure_context(helper.enclosing),
@@ -675,7 +678,7 @@ class TraceBuilder:
             else self._scope(helper, caller.chain)
         )
         if summary is None:
-            scope.known.update(defaults_left(helper.function, call, [name for name, _ in arguments]))
+            scope.known.update(known)
         boundary = Step(id(call), "Call", "call", 0, NO_EXIT, boundary=True)
         for name, value in arguments:
             self._emit(

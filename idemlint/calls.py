@@ -1322,16 +1322,23 @@ def parameters(definition: Definition) -> Tuple[str, ...]:
     return names[1:] if implicit and names else names
 
 
-def defaults_left(
-    function: cst.FunctionDef, call: cst.Call, bound: Sequence[str]
+def known_parameters(
+    function: cst.FunctionDef, call: cst.Call, arguments: Sequence[Tuple[str, cst.BaseExpression]]
 ) -> Dict[str, bool]:
-    """The truth of each parameter ``call`` leaves at a literal default
-    (``blocking=False``, ``dry_run=None``): nothing is known behind a
-    ``*args`` or ``**kwargs`` splat, which may fill in any of them."""
+    """The truth of each parameter ``call`` passes a flag for
+    (``save=False``) or leaves at a literal default (``blocking=False``,
+    ``dry_run=None``): nothing is known behind a ``*args`` or ``**kwargs``
+    splat, which may fill in any of them.  A number passed is no flag: a
+    counter (``countdown(n=3)``) changes as the helper recurses."""
     if any(arg.star for arg in call.args):
         return {}
+    known = {
+        name: value.value == "True"
+        for name, value in arguments
+        if isinstance(value, cst.Name) and value.value in ("True", "False", "None")
+    }
+    bound = {name for name, _ in arguments}
     params = function.params
-    known: Dict[str, bool] = {}
     for param in (*params.posonly_params, *params.params, *params.kwonly_params):
         truth = _literal_truth(param.default) if param.default is not None else None
         if truth is not None and param.name.value not in bound:
@@ -1342,13 +1349,21 @@ def defaults_left(
 def known_truth(
     test: cst.BaseExpression, known: Dict[str, bool], assigned: AbstractSet[str]
 ) -> Optional[bool]:
-    """Whether an ``if`` test on such a parameter (``blocking``, ``not
-    blocking``) holds, when nothing reassigned it; None when not known."""
+    """Whether an ``if`` test on such parameters (``blocking``, ``not
+    blocking``, ``save and changed``) holds, when nothing reassigned them;
+    None when not known."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = known_truth(test.expression, known, assigned)
         return None if inner is None else not inner
     if isinstance(test, cst.Name) and test.value in known and test.value not in assigned:
         return known[test.value]
+    if isinstance(test, cst.BooleanOperation):
+        left = known_truth(test.left, known, assigned)
+        right = known_truth(test.right, known, assigned)
+        deciding = isinstance(test.operator, cst.Or)  # the truth one side decides alone
+        if deciding in (left, right):
+            return deciding
+        return None if None in (left, right) else not deciding
     return None
 
 

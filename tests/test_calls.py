@@ -433,6 +433,39 @@ def test_a_branch_a_parameter_left_at_its_default_rules_out_does_not_run() -> No
     assert found == [(7, "IDM013", ("tasks.as_told", "tasks.right_now")), (12, "IDM013", ("tasks.as_told",))]
 
 
+def test_a_branch_a_flag_passed_rules_out_does_not_run() -> None:
+    source = """
+        from celery import shared_task
+        from django.core.mail import send_mail
+
+        def close(ticket, notify=True, changed=True):
+            ticket.save()
+            if notify and changed:
+                send_mail("Closed", ticket.title, None, [ticket.owner])
+            if notify or changed:
+                send_mail("Changed", ticket.title, None, [ticket.owner])
+
+        @shared_task
+        def close_quietly(ticket_id):
+            close(load(ticket_id), notify=False)
+
+        @shared_task
+        def close_unchanged(ticket_id):
+            close(load(ticket_id), False, False)
+
+        @shared_task
+        def close_and_tell(ticket_id):
+            close(load(ticket_id), notify=True, changed=load(ticket_id).dirty)
+        """
+    found = sorted((f.line, f.code, f.tasks) for f in lint_source(textwrap.dedent(source), "tasks.py").findings)
+    # ``notify=False`` rules out the ``and``, both flags off the ``or``; a flag
+    # passed as anything but a literal decides nothing.
+    assert found == [
+        (8, "IDM013", ("tasks.close_and_tell",)),
+        (10, "IDM013", ("tasks.close_and_tell", "tasks.close_quietly")),
+    ]
+
+
 def test_a_url_constant_another_module_defines_decides_the_post(tmp_path: pathlib.Path) -> None:
     package = tmp_path / "app"
     package.mkdir()
