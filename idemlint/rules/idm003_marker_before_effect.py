@@ -30,12 +30,14 @@ _DISPATCH_METHODS = frozenset({"delay", "apply_async", "kiq", "send", "send_with
 @dataclass(frozen=True)
 class _Marker:
     """A done-marker write: ``report`` is where it is reported, ``write`` the
-    event that persists it; ``dedup`` markers record any following work."""
+    event that persists it, ``field`` the field it writes (None for a key
+    or a row); ``dedup`` markers record any following work."""
 
     report: cst.CSTNode
     write: Event
     text: str
     dedup: bool
+    field: Optional[str] = None
 
 
 class MarkerBeforeEffect(TaskRule):
@@ -56,7 +58,14 @@ class MarkerBeforeEffect(TaskRule):
         "side effect or an enqueue on the normal path, not in an `except` "
         "handler. A marker written after a side effect of its own function "
         "(`push(...)`, then `handled_at = now()`, then a courtesy notice) "
-        "records that effect, and is not reported."
+        "records that effect, and is not reported. A marker records the work "
+        "of the function that writes it: work its caller goes on to after "
+        "it returns counts only when the route checks the marker's field "
+        "before that work (`if receipt.status == \"sent\": return`, then "
+        "`_mark_sent(receipt)`, then the send), since only then does a "
+        "redelivery skip it. A save that also writes a state leaving work to "
+        "do (`status = AWAITING_RETRY` beside `sent = now()`) writes no "
+        "marker."
     )
     why = (
         "If the worker dies between the marker and the effect, the marker says "
@@ -120,9 +129,14 @@ def send_receipt(order_id):
 
 def _markers(trace: Trace, knowledge: Knowledge) -> Iterator[_Marker]:
     pending: Dict[str, List[Event]] = {}
+    # Objects whose status was last set to one that leaves work to do
+    # (``mail.status = AWAITING_RETRY`` beside ``mail.sent = now()``):
+    # what their save writes is no done-marker.
+    left_to_do: Set[str] = set()
     for event in trace.events:
         if event.kind == "assign":
             for target in event.targets:
+                _note_remaining_work(target, event.value, left_to_do)
                 if _is_done_assignment(target, event.value) or _moves_selected_row(event, target, trace, knowledge):
                     receiver = dotted_name(target.value)  # type: ignore[attr-defined]
                     if receiver:
@@ -136,16 +150,34 @@ def _markers(trace: Trace, knowledge: Knowledge) -> Iterator[_Marker]:
             continue
         saved = _saved_receivers(call, pending)
         for receiver in saved:
-            for assignment in pending.pop(receiver):
+            assignments = pending.pop(receiver)
+            if receiver in left_to_do:
+                continue
+            for assignment in assignments:
                 yield _Marker(
                     assignment.node,
                     event,
                     f"`{source_text(assignment.node, 60)}`",
                     dedup=False,
+                    field=_assigned_field(assignment),
                 )
         marker = _call_marker(event, call, knowledge)
         if marker is not None:
             yield marker
+
+
+def _note_remaining_work(
+    target: cst.BaseExpression, value: Optional[cst.BaseExpression], left_to_do: Set[str]
+) -> None:
+    if not isinstance(target, cst.Attribute) or value is None or not catalog.STATUS_FIELDS.match(target.attr.value):
+        return
+    receiver = dotted_name(target.value)
+    if receiver is None:
+        return
+    if _says_work_remains(value):
+        left_to_do.add(receiver)
+    else:
+        left_to_do.discard(receiver)
 
 
 def _moves_selected_row(event: Event, target: cst.BaseExpression, trace: Trace, knowledge: Knowledge) -> bool:
@@ -200,7 +232,10 @@ def _bulk_saved(
     first = pending[written[0]][0]
     for receiver in written:
         del pending[receiver]
-    yield _Marker(call, event, f"`{call_label(call)}` of `{source_text(first.node, 60)}`", dedup=False)
+    yield _Marker(
+        call, event, f"`{call_label(call)}` of `{source_text(first.node, 60)}`", dedup=False,
+        field=_assigned_field(first),
+    )
 
 
 def _appended_to(trace: Trace, before: Event, collection: str) -> Set[str]:
@@ -272,9 +307,12 @@ def _call_marker(event: Event, call: cst.Call, knowledge: Knowledge) -> Optional
     if method in ("update", "aupdate", "update_or_create"):
         for arg in call.args:
             if arg.keyword is not None and _is_done_field(arg.keyword.value, arg.value):
-                return _Marker(call, event, f"{label} marking `{arg.keyword.value}` done", False)
+                return _Marker(call, event, f"{label} marking `{arg.keyword.value}` done", False, arg.keyword.value)
             if arg.keyword is not None and _selects_the_work(event, arg.keyword.value, knowledge):
-                return _Marker(call, event, f"{label} advancing `{arg.keyword.value}`, which selects the work,", False)
+                return _Marker(
+                    call, event, f"{label} advancing `{arg.keyword.value}`, which selects the work,", False,
+                    arg.keyword.value,
+                )
         return None
     if method in catalog.CACHE_SET_METHODS:
         return _cache_marker(event, call, knowledge, label)
@@ -360,7 +398,7 @@ def _insert_marker(event: Event, call: cst.Call, label: str) -> Optional[_Marker
     for field, value in statuses.items():
         if catalog.STATUS_FIELDS.match(field):
             if _is_done_state(value):
-                return _Marker(call, event, label, dedup=False)
+                return _Marker(call, event, label, dedup=False, field=field)
             return None
     if model and catalog.names_dedup_table(model):
         return _Marker(call, event, label, dedup=True)
@@ -390,7 +428,7 @@ def _sql_marker(event: Event, call: cst.Call, knowledge: Knowledge, label: str) 
         if isinstance(inner.func, cst.Attribute) and inner.func.attr.value == "values":
             for arg in inner.args:
                 if arg.keyword is not None and _is_done_field(arg.keyword.value, arg.value):
-                    return _Marker(call, event, label, dedup=False)
+                    return _Marker(call, event, label, dedup=False, field=arg.keyword.value)
     return None
 
 
@@ -420,8 +458,11 @@ def _records_earlier_work(marker: _Marker, trace: Trace, knowledge: Knowledge) -
 
 def _first_work_after(marker: _Marker, trace: Trace, knowledge: Knowledge) -> Optional[Event]:
     write = marker.write
+    chain = write.scope.chain
     for event in trace.after(write):
         if event.kind != "call":
+            continue
+        if event.scope.chain[: len(chain)] != chain and not _checked_before(marker, event, trace, knowledge):
             continue
         if write.transaction is not None and event.transaction == write.transaction:
             continue
@@ -430,6 +471,20 @@ def _first_work_after(marker: _Marker, trace: Trace, knowledge: Knowledge) -> Op
         if happens_before(write, event):
             return event
     return None
+
+
+def _checked_before(marker: _Marker, work: Event, trace: Trace, knowledge: Knowledge) -> bool:
+    """Whether the route checks the marker before work that runs after the
+    marker's own function returned (``_mark_sent(id)`` then ``if
+    receipt.status == "sent"`` earlier, then the send): only then does a
+    redelivery skip that work on the lying marker.  A helper that records
+    its own outcome (``mark_failed(attempt)``) says nothing about the work
+    its caller goes on to, when nothing there reads what it wrote."""
+    checks = Guards.of(trace, knowledge).checks_before(work)
+    if marker.field is None:
+        return bool(checks)
+    field = re.compile(rf"\b{re.escape(marker.field)}\b")
+    return any(field.search(source_text(check.value or check.node)) for check in checks)
 
 
 def _is_work(event: Event, marker: _Marker, knowledge: Knowledge) -> bool:
@@ -456,7 +511,8 @@ def _is_work(event: Event, marker: _Marker, knowledge: Knowledge) -> bool:
     # ``send_receipt.delay()`` does what its receiver says; ``signal.send()``
     # on an object we cannot resolve says nothing by itself.
     verbs = names[-2:-1] if names[-1] in _DISPATCH_METHODS else names[-1:]
-    return any(_leading_word(name) in _WORK_VERBS for name in verbs)
+    # ``SyncRecord(...)`` builds an object: a class's name is a noun, whatever its first word.
+    return any(_leading_word(name) in _WORK_VERBS for name in verbs if not name[:1].isupper())
 
 
 def _is_local_object(receiver: cst.BaseExpression, event: Event) -> bool:
