@@ -11,17 +11,20 @@ enqueue after it is claimed on its own (a SET NX per item: a lapsed lock
 lets a second run in, not a second copy of any effect).
 
 For IDM005, a key a heartbeat thread sets again while the work runs
-(``Thread(target=beat, args=(key,))``) cannot expire under its owner.
+(``Thread(target=beat, args=(key,))``) cannot expire under its owner, and
+a key deleted only on a failure path (an ``except`` handler, or ``if not
+delivered:`` after ``delivered = post(...)``) is a claim rolled back so
+that the next run retries.
 """
 
 from __future__ import annotations
 
-from typing import Iterator, Optional, Tuple
+from typing import Dict, Iterator, Optional, Tuple
 
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.analysis import Event, Trace
+from idemlint.analysis import Event, Trace, in_a_handler
 from idemlint.calls import Definition, parameters
 from idemlint.effects import Knowledge, method_name
 from idemlint.guards import Guards
@@ -162,3 +165,49 @@ def _is_work(event: Event, knowledge: Knowledge) -> bool:
         or event.enqueued is not None
         or (isinstance(call, cst.Call) and _enqueues(call))
     )
+
+def on_a_failure_path(event: Event, trace: Trace, checks: Dict[int, Event]) -> bool:
+    """Whether ``event`` runs only when an earlier step failed: in an
+    ``except`` handler, or in the body of an ``if`` that tests a result the
+    code got from a call as falsy (``delivered = post(...)``, then ``if not
+    delivered:`` or ``if delivered is None:``)."""
+    if in_a_handler(event):
+        return True
+    for step in event.path:
+        check = checks.get(step.container)
+        if step.kind != "If" or step.branch != "body" or check is None or check.value is None:
+            continue
+        tested = _tested_falsy(check.value)
+        if tested is not None and _assigned_from_a_call(tested, check, trace):
+            return True
+    return False
+
+
+def _tested_falsy(test: cst.BaseExpression) -> Optional[str]:
+    """``not name`` / ``name is None`` / ``name is False``: the name tested."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return test.expression.value if isinstance(test.expression, cst.Name) else None
+    if (
+        isinstance(test, cst.Comparison)
+        and isinstance(test.left, cst.Name)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.Is)
+        and isinstance(test.comparisons[0].comparator, cst.Name)
+        and test.comparisons[0].comparator.value in ("None", "False")
+    ):
+        return test.left.value
+    return None
+
+
+def _assigned_from_a_call(name: str, check: Event, trace: Trace) -> bool:
+    """Whether the last assignment of ``name`` before ``check``, in its
+    function, gives it a call's result."""
+    for earlier in reversed(trace.events[: check.seq]):
+        if earlier.kind == "assign" and earlier.scope is check.scope and any(
+            _is_name(target, name) for target in earlier.targets
+        ):
+            value = earlier.value
+            if isinstance(value, cst.Await):
+                value = value.expression
+            return isinstance(value, cst.Call)
+    return False

@@ -8,10 +8,10 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.analysis import Event, FunctionScope, Trace, call_label, in_a_handler, source_text
+from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_text
 from idemlint.effects import Knowledge, stores_lock_token
 from idemlint.names import argument, dotted_name, literal_text
-from idemlint.lock_scope import keys_kept_alive
+from idemlint.lock_scope import keys_kept_alive, on_a_failure_path
 from idemlint.rules.base import TaskRule, Violation, where
 
 # Keywords a key-value delete accepts (Django's cache ``version``); any other
@@ -98,10 +98,10 @@ def rebuild_report(report_id):
         "module and released here under a neutral name is not seen. A "
         "compare-and-delete under `WATCH`/`MULTI` on the same pipeline, and a "
         "delete guarded by a `time.monotonic()` deadline check, are accepted, and "
-        "so is a delete, in an `except` handler, of a claim the task never "
-        "deletes on its normal path (`r.set(k, 1, nx=True)`, then `try: "
-        "publish() except: r.delete(k); raise`: a rollback of a dedup claim "
-        "held until its TTL), and "
+        "so is a delete, on a failure path, of a claim the task never "
+        "deletes otherwise (`r.set(k, 1, nx=True)`, then `try: publish() "
+        "except: r.delete(k); raise`, or `ok = publish()`, then `if not ok: "
+        "r.delete(k)`: a rollback of a dedup claim held until its TTL), and "
         "so is the release of a lock a heartbeat thread keeps alive "
         "(`Thread(target=beat, args=(key,))` where `beat` sets the key again). "
         "Lua scripts are not read: an unconditional `DEL` inside `eval` is not "
@@ -127,16 +127,21 @@ def rebuild_report(report_id):
         kept_alive: Set[Origin] = set()
         for key, handing in keys_kept_alive(trace, knowledge):
             kept_alive |= keys.origins(key, handing.scope)
-        # Keys the task deletes on its normal path (not in an except handler):
-        # a key deleted only in handlers is a claim rolled back after its
-        # step failed (``r.set(k, 1, nx=True)``, then ``try: publish()
-        # except: r.delete(k); raise``), held until its TTL otherwise.
+        # Keys the task deletes when nothing failed: a key deleted only on a
+        # failure path is a claim rolled back after its step failed
+        # (``r.set(k, 1, nx=True)``, then ``try: publish() except:
+        # r.delete(k); raise``, or ``if not delivered: r.delete(k)``), held
+        # until its TTL otherwise.
+        checks = {id(e.node): e for e in trace.events if e.kind == "check"}
+        failed = {
+            e.seq for e in trace.calls()
+            if isinstance(e.node, cst.Call) and _is_key_delete(e, knowledge) and on_a_failure_path(e, trace, checks)
+        }
         released: Set[Origin] = set()
         for event in trace.calls():
-            if isinstance(event.node, cst.Call) and not in_a_handler(event) and _is_key_delete(event, knowledge):
+            if isinstance(event.node, cst.Call) and event.seq not in failed and _is_key_delete(event, knowledge):
                 for key in _deleted_keys(event.node):
                     released |= keys.origins(key, event.scope)
-        checks = {id(e.node): e for e in trace.events if e.kind == "check"}
         watched = [e for e in trace.calls() if _method(e.node) in ("watch", "awatch")]
         for event in trace.calls():
             call = event.node
@@ -159,7 +164,7 @@ def rebuild_report(report_id):
                 origins = keys.origins(key, event.scope)
                 if _looks_like_url(origins) or origins & kept_alive & locked:
                     continue
-                if in_a_handler(event) and not origins & locked & released:
+                if event.seq in failed and not origins & locked & released:
                     continue  # the rollback of a claim, never released on success
                 if origins & locked:
                     how = "locked earlier in this task"
