@@ -162,12 +162,25 @@ class Guards:
             # claimed = Order.objects.filter(pk=pk, state="new").update(state="sending")
             return _is_conditional_update(call)
         if method in catalog.SQL_EXECUTE_METHODS and call.args:
-            statement = call.args[0].value
-            if not event.discarded and self._skips_conflicts(statement, event.scope, 0):
+            if self.inserts_for_good(event):
                 return True
+            statement = call.args[0].value
             text = self.knowledge.string_value(statement, event.scope)
             return text is not None and bool(catalog.SQL_CLAIM.search(text))
         return False
+
+    def inserts_for_good(self, event: Event) -> bool:
+        """``execute(insert(T).values(...).on_conflict_do_nothing().returning(...))``
+        with its result read: a unique insert, the test-and-set claim that
+        stays recorded (a committed row), unlike a lock."""
+        call = event.node
+        return (
+            isinstance(call, cst.Call)
+            and method_name(call) in catalog.SQL_EXECUTE_METHODS
+            and bool(call.args)
+            and not event.discarded
+            and self._skips_conflicts(call.args[0].value, event.scope, 0)
+        )
 
     def _skips_conflicts(self, node: cst.BaseExpression, scope: FunctionScope, depth: int) -> bool:
         """``insert(T).values(...).on_conflict_do_nothing()`` (SQLAlchemy),

@@ -38,6 +38,7 @@ class _Marker:
     text: str
     dedup: bool
     field: Optional[str] = None
+    claim: Optional[Event] = None  # a test-and-set claim whose rows record the work
 
 
 class MarkerBeforeEffect(TaskRule):
@@ -65,7 +66,10 @@ class MarkerBeforeEffect(TaskRule):
         "`_mark_sent(receipt)`, then the send), since only then does a "
         "redelivery skip it. A save that also writes a state leaving work to "
         "do (`status = AWAITING_RETRY` beside `sent = now()`) writes no "
-        "marker."
+        "marker. Rows inserted as a claim (`INSERT ... ON CONFLICT DO "
+        "NOTHING RETURNING`, its result read) are a marker of the side "
+        "effects and enqueues the claim covers once its session commits them: then they say "
+        "\"notified\" and the redelivery, inserting nothing, skips the mail."
     )
     why = (
         "If the worker dies between the marker and the effect, the marker says "
@@ -99,7 +103,9 @@ def send_receipt(order_id):
         "catalogue). A project call the walk does not follow (past the depth "
         "limits, or not resolved) counts as work when its name says it does the "
         "work (`charge`, `send`, `notify`...); one it follows is judged by what "
-        "it reaches."
+        "it reaches. A claim's rows are taken to record every effect after "
+        "them that the claim covers, whether or not the rows returned "
+        "decide which ones run."
     )
 
     def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
@@ -118,10 +124,16 @@ def send_receipt(order_id):
             if id(marker.report) in reported:
                 continue
             reported.add(id(marker.report))
+            written = where(marker.write, trace.task.name)
+            done = where(effect, trace.task.name)
+            placed = (
+                f"before `{call_label(effect.node)}` in {written}"  # type: ignore[arg-type]
+                if done == written
+                else f"in {written} before `{call_label(effect.node)}` in {done}"  # type: ignore[arg-type]
+            )
             yield Violation(
                 marker.report,
-                f"{marker.text} is written before `{call_label(effect.node)}` "  # type: ignore[arg-type]
-                f"in {where(marker.write, trace.task.name)}; if the worker dies in "
+                f"{marker.text} is written {placed}; if the worker dies in "
                 "between, the marker says done and the retry skips the work",
                 event=marker.write,
             )
@@ -406,6 +418,14 @@ def _insert_marker(event: Event, call: cst.Call, label: str) -> Optional[_Marker
 
 
 def _sql_marker(event: Event, call: cst.Call, knowledge: Knowledge, label: str) -> Optional[_Marker]:
+    guards = Guards.of(knowledge.trace, knowledge)
+    if guards.inserts_for_good(event):
+        # The rows it returns are the ones this run inserted; committed,
+        # they record the work as taken for good, whatever it turns out to be.
+        commit = _committed_after(event, knowledge.trace)
+        if commit is None:
+            return None
+        return _Marker(call, commit, f"{label} inserting the rows that record the work", dedup=False, claim=event)
     statement = call.args[0].value
     if isinstance(statement, cst.Name):
         statement = knowledge.visible_value(statement.value, event.scope) or statement
@@ -429,6 +449,26 @@ def _sql_marker(event: Event, call: cst.Call, knowledge: Knowledge, label: str) 
             for arg in inner.args:
                 if arg.keyword is not None and _is_done_field(arg.keyword.value, arg.value):
                     return _Marker(call, event, label, dedup=False, field=arg.keyword.value)
+    return None
+
+
+def _committed_after(event: Event, trace: Trace) -> Optional[Event]:
+    """The ``commit()`` of the session that ran a statement, later in the
+    same function: until then a crash rolls the rows back with the work."""
+    call = event.node
+    assert isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+    session = dotted_name(call.func.value)
+    for later in trace.after(event):
+        if (
+            later.kind == "call"
+            and later.scope is event.scope
+            and isinstance(later.node, cst.Call)
+            and isinstance(later.node.func, cst.Attribute)
+            and later.node.func.attr.value in ("commit", "acommit")
+            and dotted_name(later.node.func.value) == session
+            and happens_before(event, later)
+        ):
+            return later
     return None
 
 
@@ -480,7 +520,10 @@ def _checked_before(marker: _Marker, work: Event, trace: Trace, knowledge: Knowl
     redelivery skip that work on the lying marker.  A helper that records
     its own outcome (``mark_failed(attempt)``) says nothing about the work
     its caller goes on to, when nothing there reads what it wrote."""
-    checks = Guards.of(trace, knowledge).checks_before(work)
+    guards = Guards.of(trace, knowledge)
+    if marker.claim is not None:
+        return guards.covers(marker.claim, work)  # the rows it inserted decide the work
+    checks = guards.checks_before(work)
     if marker.field is None:
         return bool(checks)
     field = re.compile(rf"\b{re.escape(marker.field)}\b")
@@ -495,8 +538,8 @@ def _is_work(event: Event, marker: _Marker, knowledge: Knowledge) -> bool:
         return False
     if knowledge.is_side_effect(event) or event.enqueued is not None:
         return True
-    if event.followed:
-        return False
+    if event.followed or marker.claim is not None:
+        return False  # a claim's rows may be plain data: only an effect is its work
     if catalog.matches_any(catalog.BOOKKEEPING_CALLS, event.callee):
         return False
     if knowledge.lock_api(event) is not None:
