@@ -28,7 +28,7 @@ from idemlint.analysis import Event, Trace, in_a_handler
 from idemlint.calls import Definition, parameters
 from idemlint.effects import Knowledge, method_name
 from idemlint.guards import Guards
-from idemlint.names import argument
+from idemlint.names import argument, descendants
 
 RELEASE_METHODS = frozenset({"release", "arelease"})
 
@@ -73,7 +73,7 @@ def handed_to_other_code(event: Event, trace: Trace, knowledge: Knowledge) -> bo
         if name is not None and any(_is_name(arg.value, name) for arg in call.args):
             return True
         if token is not None and _enqueues(call) and any(
-            _is_name(node, token) for arg in call.args for node in _nodes(arg.value)
+            _is_name(node, token) for arg in call.args for node in descendants(arg.value)
         ):
             return True
     return False
@@ -97,11 +97,6 @@ def _enqueues(call: cst.Call) -> bool:
 def _is_name(node: cst.CSTNode, name: str) -> bool:
     return isinstance(node, cst.Name) and node.value == name
 
-
-def _nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    yield node
-    for child in node.children:
-        yield from _nodes(child)
 
 
 def _method_on(event: Event, name: str) -> Optional[str]:
@@ -140,7 +135,7 @@ def _refreshes(function: cst.FunctionDef, parameter: str) -> bool:
         and method_name(node) in catalog.KEY_REFRESH_METHODS
         and bool(node.args)
         and _is_name(node.args[0].value, parameter)
-        for node in _nodes(function.body)
+        for node in descendants(function.body)
     )
 
 

@@ -12,9 +12,16 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Dict, Mapping, Optional, Sequence, Union
+from typing import Dict, Iterator, Mapping, Optional, Sequence, Union
 
 import libcst as cst
+
+
+def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """A node and every node under it, in source order."""
+    yield node
+    for child in node.children:
+        yield from descendants(child)
 
 
 def dotted_name(node: cst.BaseExpression) -> Optional[str]:

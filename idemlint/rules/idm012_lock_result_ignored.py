@@ -9,7 +9,7 @@ import libcst as cst
 from idemlint import catalog
 from idemlint.analysis import Event, Trace, call_label, source_text
 from idemlint.effects import Knowledge, is_none, stores_lock_token
-from idemlint.names import argument
+from idemlint.names import argument, descendants
 from idemlint.rules.base import TaskRule, Violation, where
 from idemlint.statements import does_work, only_tests_and_exits, placed_with
 
@@ -216,7 +216,7 @@ class _ResultFlow:
         if key not in self._uses:
             targets = self._assign_targets(function)
             self._uses[key] = [
-                node for node in _nodes(function.body)
+                node for node in descendants(function.body)
                 if isinstance(node, cst.Name) and node.value == name and id(node) not in targets
             ]
         return self._uses[key]
@@ -224,7 +224,7 @@ class _ResultFlow:
     def _assign_targets(self, function: cst.FunctionDef) -> frozenset[int]:
         if id(function) not in self._targets:
             found = set()
-            for node in _nodes(function.body):
+            for node in descendants(function.body):
                 if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Name):
                     found.add(id(node.target))
                 elif isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name):
@@ -308,13 +308,8 @@ def _in_pipeline(event: Event) -> bool:
 
 
 def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
-    return any(n is node for n in _nodes(tree))
+    return any(n is node for n in descendants(tree))
 
-
-def _nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    yield node
-    for child in node.children:
-        yield from _nodes(child)
 
 
 def _unawait(node: cst.BaseExpression) -> cst.BaseExpression:
