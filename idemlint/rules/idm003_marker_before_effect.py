@@ -12,7 +12,7 @@ from idemlint import catalog
 from idemlint.analysis import Event, Trace, call_label, happens_before, in_a_handler, source_text
 from idemlint.effects import Knowledge, method_name
 from idemlint.guards import Guards
-from idemlint.names import argument, dotted_name, literal_text
+from idemlint.names import argument, descendants, dotted_name, literal_text
 from idemlint.rules.base import TaskRule, Violation, where
 
 # Leading verbs of a call name that does the work a status/flag marker records.
@@ -39,6 +39,10 @@ class _Marker:
     dedup: bool
     field: Optional[str] = None
     claim: Optional[Event] = None  # a test-and-set claim whose rows record the work
+    # A row created in its done state: it overwrites nothing, so only a
+    # check of that state makes a redelivery skip the work after it.
+    created: bool = False
+    state: Optional[str] = None  # the code of the state it writes (``Order.STATUS_PAID``)
 
 
 class MarkerBeforeEffect(TaskRule):
@@ -66,7 +70,9 @@ class MarkerBeforeEffect(TaskRule):
         "`_mark_sent(receipt)`, then the send), since only then does a "
         "redelivery skip it. A save that also writes a state leaving work to "
         "do (`status = AWAITING_RETRY` beside `sent = now()`) writes no "
-        "marker. Rows inserted as a claim (`INSERT ... ON CONFLICT DO "
+        "marker, and a row created in its done state (`create(state=PAID)`) "
+        "is one only where the route checks that state before the work. "
+        "Rows inserted as a claim (`INSERT ... ON CONFLICT DO "
         "NOTHING RETURNING`, its result read) are a marker of the side "
         "effects and enqueues the claim covers once its session commits them: then they say "
         "\"notified\" and the redelivery, inserting nothing, skips the mail."
@@ -172,6 +178,7 @@ def _markers(trace: Trace, knowledge: Knowledge) -> Iterator[_Marker]:
                     f"`{source_text(assignment.node, 60)}`",
                     dedup=False,
                     field=_assigned_field(assignment),
+                    state=source_text(assignment.value) if assignment.value is not None else None,
                 )
         marker = _call_marker(event, call, knowledge)
         if marker is not None:
@@ -410,7 +417,7 @@ def _insert_marker(event: Event, call: cst.Call, label: str) -> Optional[_Marker
     for field, value in statuses.items():
         if catalog.STATUS_FIELDS.match(field):
             if _is_done_state(value):
-                return _Marker(call, event, label, dedup=False, field=field)
+                return _Marker(call, event, label, dedup=False, field=field, created=True)
             return None
     if model and catalog.names_dedup_table(model):
         return _Marker(call, event, label, dedup=True)
@@ -502,13 +509,14 @@ def _first_work_after(marker: _Marker, trace: Trace, knowledge: Knowledge) -> Op
     for event in trace.after(write):
         if event.kind != "call":
             continue
-        if event.scope.chain[: len(chain)] != chain and not _checked_before(marker, event, trace, knowledge):
-            continue
         if write.transaction is not None and event.transaction == write.transaction:
             continue
-        if not _is_work(event, marker, knowledge):
+        if not _is_work(event, marker, knowledge) or not happens_before(write, event):
             continue
-        if happens_before(write, event):
+        apart = marker.created or event.scope.chain[: len(chain)] != chain
+        if apart and not _checked_before(marker, event, trace, knowledge):
+            continue
+        if not _enabled_by(marker, event, trace, knowledge):
             return event
     return None
 
@@ -516,8 +524,9 @@ def _first_work_after(marker: _Marker, trace: Trace, knowledge: Knowledge) -> Op
 def _checked_before(marker: _Marker, work: Event, trace: Trace, knowledge: Knowledge) -> bool:
     """Whether the route checks the marker before work that runs after the
     marker's own function returned (``_mark_sent(id)`` then ``if
-    receipt.status == "sent"`` earlier, then the send): only then does a
-    redelivery skip that work on the lying marker.  A helper that records
+    receipt.status == "sent"`` earlier, then the send), or after a row
+    created in its done state: only then does a redelivery skip that work
+    on the lying marker.  A helper that records
     its own outcome (``mark_failed(attempt)``) says nothing about the work
     its caller goes on to, when nothing there reads what it wrote."""
     guards = Guards.of(trace, knowledge)
@@ -528,6 +537,41 @@ def _checked_before(marker: _Marker, work: Event, trace: Trace, knowledge: Knowl
         return bool(checks)
     field = re.compile(rf"\b{re.escape(marker.field)}\b")
     return any(field.search(source_text(check.value or check.node)) for check in checks)
+
+
+def _enabled_by(marker: _Marker, work: Event, trace: Trace, knowledge: Knowledge) -> bool:
+    """Whether the work runs only because the marker's state holds: in the
+    body of an ``if`` that tests ``order.status == Order.STATUS_PAID``
+    (directly or through the local it assigned), after ``order.status =
+    Order.STATUS_PAID``. The state is then the work's precondition, which
+    a record of that work would skip, not enable."""
+    if marker.field is None or marker.state is None:
+        return False
+    tests = knowledge.shared("if tests", lambda: {id(e.node): e for e in trace.events if e.kind == "check"})
+    for step in work.path:
+        check = tests.get(step.container)
+        if step.kind != "If" or step.branch != "body" or check is None or check.value is None:
+            continue
+        test = check.value
+        if isinstance(test, cst.Name):
+            test = knowledge.visible_value(test.value, check.scope) or test
+        if any(_tests_state(node, marker.field, marker.state) for node in descendants(test)):
+            return True
+    return False
+
+
+def _tests_state(node: cst.CSTNode, field: str, state: str) -> bool:
+    """``x.field == state``, either way round."""
+    if not isinstance(node, cst.Comparison) or len(node.comparisons) != 1:
+        return False
+    target = node.comparisons[0]
+    if not isinstance(target.operator, cst.Equal):
+        return False
+    sides = (node.left, target.comparator)
+    return any(
+        isinstance(one, cst.Attribute) and one.attr.value == field and source_text(other) == state
+        for one, other in (sides, sides[::-1])
+    )
 
 
 def _is_work(event: Event, marker: _Marker, knowledge: Knowledge) -> bool:
