@@ -656,7 +656,7 @@ class TraceBuilder:
 
         A helper's summary is its events, walked once and reused by every
         task (and call) that reaches it with arguments that resolve alike
-        (and the same parameters left at their defaults), for the same class
+        (and the same flags passed or parameters left at their defaults), for the same class
         of instance, with the same names bound around a
         closure, at a depth it serves (:meth:`Summary.serves`).
         """

@@ -33,15 +33,16 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import (
-    TYPE_CHECKING, AbstractSet, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union,
+    TYPE_CHECKING, AbstractSet, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, Union,
 )
 
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.names import Resolver, argument, dotted_name, import_bindings, literal_number, literal_text
+from idemlint.names import Resolver, argument, descendants, dotted_name, import_bindings, literal_number, literal_text
 from idemlint.segments import Outline
 
 if TYPE_CHECKING:
@@ -1329,7 +1330,9 @@ def known_parameters(
     (``save=False``) or leaves at a literal default (``blocking=False``,
     ``dry_run=None``): nothing is known behind a ``*args`` or ``**kwargs``
     splat, which may fill in any of them.  A number passed is no flag: a
-    counter (``countdown(n=3)``) changes as the helper recurses."""
+    counter (``countdown(n=3)``) changes as the helper recurses; nor is a
+    parameter the helper assigns anywhere (``done = True`` at the end of a
+    loop body the walk reads once)."""
     if any(arg.star for arg in call.args):
         return {}
     known = {
@@ -1343,7 +1346,24 @@ def known_parameters(
         truth = _literal_truth(param.default) if param.default is not None else None
         if truth is not None and param.name.value not in bound:
             known[param.name.value] = truth
+    if known:
+        for name in _assigned_in(function):
+            known.pop(name, None)
     return known
+
+
+@functools.lru_cache(maxsize=1024)  # asked at every call of a helper with flags
+def _assigned_in(function: cst.FunctionDef) -> FrozenSet[str]:
+    """The names a function's body binds anywhere."""
+    assigned: Set[str] = set()
+    for node in descendants(function.body):
+        if isinstance(node, cst.AssignTarget):
+            note_assigned(assigned, node.target)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+            note_assigned(assigned, node.target)
+        elif isinstance(node, cst.AsName):
+            note_assigned(assigned, node.name)
+    return frozenset(assigned)
 
 
 def known_truth(

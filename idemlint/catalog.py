@@ -798,6 +798,7 @@ class NonIdempotentHttpApi:
 
 NON_IDEMPOTENT_HTTP_APIS: Tuple[NonIdempotentHttpApi, ...] = ()
 
+
 @dataclass(frozen=True)
 class HttpMessageApi:
     """A service whose HTTP API, called directly, sends a message that no

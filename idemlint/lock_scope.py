@@ -98,7 +98,6 @@ def _is_name(node: cst.CSTNode, name: str) -> bool:
     return isinstance(node, cst.Name) and node.value == name
 
 
-
 def _method_on(event: Event, name: str) -> Optional[str]:
     call = event.node
     if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
@@ -161,11 +160,13 @@ def _is_work(event: Event, knowledge: Knowledge) -> bool:
         or (isinstance(call, cst.Call) and _enqueues(call))
     )
 
-def on_a_failure_path(event: Event, trace: Trace, checks: Dict[int, Event]) -> bool:
-    """Whether ``event`` runs only when an earlier step failed: in an
-    ``except`` handler, or in the body of an ``if`` that tests a result the
-    code got from a call as falsy (``delivered = post(...)``, then ``if not
-    delivered:`` or ``if delivered is None:``)."""
+
+def on_a_failure_path(event: Event, trace: Trace, checks: Dict[int, Event], since: int) -> bool:
+    """Whether ``event`` runs only when a step after event ``since`` (the
+    claim) failed: in an ``except`` handler, or in the body of an ``if``
+    that tests a result the code got from a call after it as falsy
+    (``delivered = post(...)``, then ``if not delivered:`` or ``if
+    delivered is None:``)."""
     if in_a_handler(event):
         return True
     for step in event.path:
@@ -173,7 +174,7 @@ def on_a_failure_path(event: Event, trace: Trace, checks: Dict[int, Event]) -> b
         if step.kind != "If" or step.branch != "body" or check is None or check.value is None:
             continue
         tested = _tested_falsy(check.value)
-        if tested is not None and _assigned_from_a_call(tested, check, trace):
+        if tested is not None and _assigned_from_a_call(tested, check, trace, since):
             return True
     return False
 
@@ -194,10 +195,10 @@ def _tested_falsy(test: cst.BaseExpression) -> Optional[str]:
     return None
 
 
-def _assigned_from_a_call(name: str, check: Event, trace: Trace) -> bool:
+def _assigned_from_a_call(name: str, check: Event, trace: Trace, since: int) -> bool:
     """Whether the last assignment of ``name`` before ``check``, in its
-    function, gives it a call's result."""
-    for earlier in reversed(trace.events[: check.seq]):
+    function and after event ``since``, gives it a call's result."""
+    for earlier in reversed(trace.events[since + 1 : check.seq]):
         if earlier.kind == "assign" and earlier.scope is check.scope and any(
             _is_name(target, name) for target in earlier.targets
         ):

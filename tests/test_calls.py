@@ -466,6 +466,26 @@ def test_a_branch_a_flag_passed_rules_out_does_not_run() -> None:
     ]
 
 
+def test_a_flag_the_helper_assigns_is_not_known() -> None:
+    source = """
+        from celery import shared_task
+        from django.core.mail import send_mail
+
+        def deliver(items, done=False):
+            for item in items:
+                if done:
+                    send_mail("Again", item, None, ["ops@example.com"])
+                done = True
+
+        @shared_task
+        def deliver_all(items):
+            deliver(items)
+        """
+    found = [(f.line, f.code) for f in lint_source(textwrap.dedent(source), "tasks.py").findings]
+    # The loop body is walked once, but ``done`` is True from its second round.
+    assert found == [(8, "IDM013")]
+
+
 def test_a_url_constant_another_module_defines_decides_the_post(tmp_path: pathlib.Path) -> None:
     package = tmp_path / "app"
     package.mkdir()

@@ -12,7 +12,7 @@ from idemlint import catalog
 from idemlint.analysis import Event, Trace, call_label, happens_before, in_a_handler, source_text
 from idemlint.effects import Knowledge, method_name
 from idemlint.guards import Guards
-from idemlint.names import argument, descendants, dotted_name, literal_text
+from idemlint.names import argument, dotted_name, literal_text
 from idemlint.rules.base import TaskRule, Violation, where
 
 # Leading verbs of a call name that does the work a status/flag marker records.
@@ -30,8 +30,9 @@ _DISPATCH_METHODS = frozenset({"delay", "apply_async", "kiq", "send", "send_with
 @dataclass(frozen=True)
 class _Marker:
     """A done-marker write: ``report`` is where it is reported, ``write`` the
-    event that persists it, ``field`` the field it writes (None for a key
-    or a row); ``dedup`` markers record any following work."""
+    event that persists it, ``field`` the field it writes (None for a key,
+    a dedup row or a claim's rows); ``dedup`` markers record any following
+    work."""
 
     report: cst.CSTNode
     write: Event
@@ -43,6 +44,7 @@ class _Marker:
     # check of that state makes a redelivery skip the work after it.
     created: bool = False
     state: Optional[str] = None  # the code of the state it writes (``Order.STATUS_PAID``)
+    receiver: Optional[str] = None  # the object it is written on (``order``)
 
 
 class MarkerBeforeEffect(TaskRule):
@@ -65,8 +67,8 @@ class MarkerBeforeEffect(TaskRule):
         "(`push(...)`, then `handled_at = now()`, then a courtesy notice) "
         "records that effect, and is not reported. A marker records the work "
         "of the function that writes it: work its caller goes on to after "
-        "it returns counts only when the route checks the marker's field "
-        "before that work (`if receipt.status == \"sent\": return`, then "
+        "it returns counts only when the route checks the marker (its field; "
+        "for a key, any done-check) before that work (`if receipt.status == \"sent\": return`, then "
         "`_mark_sent(receipt)`, then the send), since only then does a "
         "redelivery skip it. A save that also writes a state leaving work to "
         "do (`status = AWAITING_RETRY` beside `sent = now()`) writes no "
@@ -147,14 +149,14 @@ def send_receipt(order_id):
 
 def _markers(trace: Trace, knowledge: Knowledge) -> Iterator[_Marker]:
     pending: Dict[str, List[Event]] = {}
-    # Objects whose status was last set to one that leaves work to do
-    # (``mail.status = AWAITING_RETRY`` beside ``mail.sent = now()``):
-    # what their save writes is no done-marker.
-    left_to_do: Set[str] = set()
+    # By object, the statuses set since its last save that leave work to
+    # do (``mail.status = AWAITING_RETRY`` beside ``mail.sent = now()``):
+    # a save writing one with a done flag writes no done-marker.
+    left_to_do: Dict[str, List[Event]] = {}
     for event in trace.events:
         if event.kind == "assign":
             for target in event.targets:
-                _note_remaining_work(target, event.value, left_to_do)
+                _note_status(event, target, left_to_do)
                 if _is_done_assignment(target, event.value) or _moves_selected_row(event, target, trace, knowledge):
                     receiver = dotted_name(target.value)  # type: ignore[attr-defined]
                     if receiver:
@@ -169,9 +171,10 @@ def _markers(trace: Trace, knowledge: Knowledge) -> Iterator[_Marker]:
         saved = _saved_receivers(call, pending)
         for receiver in saved:
             assignments = pending.pop(receiver)
-            if receiver in left_to_do:
-                continue
+            remaining = left_to_do.pop(receiver, [])
             for assignment in assignments:
+                if any(happens_before(r, assignment) or happens_before(assignment, r) for r in remaining):
+                    continue  # written together with a state that leaves the work to do
                 yield _Marker(
                     assignment.node,
                     event,
@@ -179,24 +182,29 @@ def _markers(trace: Trace, knowledge: Knowledge) -> Iterator[_Marker]:
                     dedup=False,
                     field=_assigned_field(assignment),
                     state=source_text(assignment.value) if assignment.value is not None else None,
+                    receiver=receiver,
                 )
+        for receiver in _saved_receivers(call, left_to_do):
+            del left_to_do[receiver]
         marker = _call_marker(event, call, knowledge)
         if marker is not None:
             yield marker
 
 
-def _note_remaining_work(
-    target: cst.BaseExpression, value: Optional[cst.BaseExpression], left_to_do: Set[str]
-) -> None:
+def _note_status(event: Event, target: cst.BaseExpression, left_to_do: Dict[str, List[Event]]) -> None:
+    """Keep ``left_to_do`` up to date with a status assignment: one that
+    leaves the work to do joins it, a later one that does not supersedes
+    those before it."""
+    value = event.value
     if not isinstance(target, cst.Attribute) or value is None or not catalog.STATUS_FIELDS.match(target.attr.value):
         return
     receiver = dotted_name(target.value)
     if receiver is None:
         return
     if _says_work_remains(value):
-        left_to_do.add(receiver)
-    else:
-        left_to_do.discard(receiver)
+        left_to_do.setdefault(receiver, []).append(event)
+    elif receiver in left_to_do:
+        left_to_do[receiver] = [r for r in left_to_do[receiver] if not happens_before(r, event)]
 
 
 def _moves_selected_row(event: Event, target: cst.BaseExpression, trace: Trace, knowledge: Knowledge) -> bool:
@@ -465,6 +473,8 @@ def _committed_after(event: Event, trace: Trace) -> Optional[Event]:
     call = event.node
     assert isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
     session = dotted_name(call.func.value)
+    if session is None:
+        return None
     for later in trace.after(event):
         if (
             later.kind == "call"
@@ -513,7 +523,7 @@ def _first_work_after(marker: _Marker, trace: Trace, knowledge: Knowledge) -> Op
             continue
         if not _is_work(event, marker, knowledge) or not happens_before(write, event):
             continue
-        apart = marker.created or event.scope.chain[: len(chain)] != chain
+        apart = marker.created or marker.claim is not None or event.scope.chain[: len(chain)] != chain
         if apart and not _checked_before(marker, event, trace, knowledge):
             continue
         if not _enabled_by(marker, event, trace, knowledge):
@@ -522,13 +532,15 @@ def _first_work_after(marker: _Marker, trace: Trace, knowledge: Knowledge) -> Op
 
 
 def _checked_before(marker: _Marker, work: Event, trace: Trace, knowledge: Knowledge) -> bool:
-    """Whether the route checks the marker before work that runs after the
-    marker's own function returned (``_mark_sent(id)`` then ``if
-    receipt.status == "sent"`` earlier, then the send), or after a row
-    created in its done state: only then does a redelivery skip that work
-    on the lying marker.  A helper that records
-    its own outcome (``mark_failed(attempt)``) says nothing about the work
-    its caller goes on to, when nothing there reads what it wrote."""
+    """Whether the route checks the marker before ``work``, for work that
+    runs after the marker's own function returned, or after a row created
+    in its done state: the task tests ``receipt.status == "sent"``, calls
+    ``_mark_sent(receipt)``, then sends; only then does a redelivery skip
+    the work on the lying marker.  A helper that records its own outcome
+    (``mark_failed(attempt)``) says nothing about the work its caller goes
+    on to when nothing there reads what it wrote.  A marker with no field
+    (a key, a dedup row) is checked by any done-check; a claim's rows, by
+    covering the work."""
     guards = Guards.of(trace, knowledge)
     if marker.claim is not None:
         return guards.covers(marker.claim, work)  # the rows it inserted decide the work
@@ -540,28 +552,40 @@ def _checked_before(marker: _Marker, work: Event, trace: Trace, knowledge: Knowl
 
 
 def _enabled_by(marker: _Marker, work: Event, trace: Trace, knowledge: Knowledge) -> bool:
-    """Whether the work runs only because the marker's state holds: in the
-    body of an ``if`` that tests ``order.status == Order.STATUS_PAID``
-    (directly or through the local it assigned), after ``order.status =
-    Order.STATUS_PAID``. The state is then the work's precondition, which
-    a record of that work would skip, not enable."""
-    if marker.field is None or marker.state is None:
+    """Whether the work runs because the marker's state holds: in the body
+    of an ``if``, after the marker, whose test (directly or through the
+    local holding it) is true when ``order.status == Order.STATUS_PAID``,
+    after ``order.status = Order.STATUS_PAID``. The state is then what the
+    work needs, and a redelivery finding it does the work, not skip it."""
+    if marker.field is None or marker.state is None or marker.receiver is None:
         return False
     tests = knowledge.shared("if tests", lambda: {id(e.node): e for e in trace.events if e.kind == "check"})
     for step in work.path:
         check = tests.get(step.container)
         if step.kind != "If" or step.branch != "body" or check is None or check.value is None:
             continue
+        if check.seq < marker.write.seq:
+            continue
         test = check.value
         if isinstance(test, cst.Name):
             test = knowledge.visible_value(test.value, check.scope) or test
-        if any(_tests_state(node, marker.field, marker.state) for node in descendants(test)):
+        if any(_tests_state(part, marker) for part in _alternatives(test)):
             return True
     return False
 
 
-def _tests_state(node: cst.CSTNode, field: str, state: str) -> bool:
-    """``x.field == state``, either way round."""
+def _alternatives(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The parts of a test joined by ``and``/``or``: each one that holds
+    may let the body run (a part under ``not`` does the opposite)."""
+    if isinstance(test, cst.BooleanOperation):
+        yield from _alternatives(test.left)
+        yield from _alternatives(test.right)
+    else:
+        yield test
+
+
+def _tests_state(node: cst.BaseExpression, marker: _Marker) -> bool:
+    """``order.status == Order.STATUS_PAID`` on the marker's object and state, either way round."""
     if not isinstance(node, cst.Comparison) or len(node.comparisons) != 1:
         return False
     target = node.comparisons[0]
@@ -569,7 +593,10 @@ def _tests_state(node: cst.CSTNode, field: str, state: str) -> bool:
         return False
     sides = (node.left, target.comparator)
     return any(
-        isinstance(one, cst.Attribute) and one.attr.value == field and source_text(other) == state
+        isinstance(one, cst.Attribute)
+        and one.attr.value == marker.field
+        and dotted_name(one.value) == marker.receiver
+        and source_text(other) == marker.state
         for one, other in (sides, sides[::-1])
     )
 

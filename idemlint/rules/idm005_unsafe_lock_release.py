@@ -113,6 +113,7 @@ def rebuild_report(report_id):
     def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
         keys = _KeyOrigins(trace, knowledge)
         locked: Set[Origin] = set()
+        first_lock = len(trace.events)
         for event in trace.calls():
             api = knowledge.lock_api(event)
             if api is None or not isinstance(event.node, cst.Call):
@@ -122,6 +123,7 @@ def rebuild_report(report_id):
             key = argument(event.node, api.key_position, api.key_keyword)
             if key is not None:
                 locked |= keys.origins(key, event.scope)
+                first_lock = min(first_lock, event.seq)
         # A lock a heartbeat thread keeps alive cannot expire under its
         # live owner, so deleting it at the end deletes the task's own lock.
         kept_alive: Set[Origin] = set()
@@ -135,7 +137,7 @@ def rebuild_report(report_id):
         checks = {id(e.node): e for e in trace.events if e.kind == "check"}
         failed = {
             e.seq for e in trace.calls()
-            if isinstance(e.node, cst.Call) and _is_key_delete(e, knowledge) and on_a_failure_path(e, trace, checks)
+            if isinstance(e.node, cst.Call) and _is_key_delete(e, knowledge) and on_a_failure_path(e, trace, checks, first_lock)
         }
         released: Set[Origin] = set()
         for event in trace.calls():

@@ -173,8 +173,6 @@ def _format(value: float) -> str:
     return f"{value:.3f}".rstrip("0").rstrip(".")
 
 
-
-
 def _time_limit(task: Task, values: "_Values", resolver: Resolver) -> Optional[_Limit]:
     """The larger of the task's own explicit run-time limits, in seconds."""
     units = catalog.TASK_TIME_LIMITS.get(task.framework)

@@ -21,7 +21,6 @@ _CONSEQUENCE = (
 )
 
 
-
 class LockResultIgnored(TaskRule):
     code = "IDM012"
     name = "lock-result-ignored"
@@ -309,7 +308,6 @@ def _in_pipeline(event: Event) -> bool:
 
 def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
     return any(n is node for n in descendants(tree))
-
 
 
 def _unawait(node: cst.BaseExpression) -> cst.BaseExpression:
