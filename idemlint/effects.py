@@ -139,7 +139,7 @@ class Knowledge:
         tuple of that length."""
         assert event.value is not None
         value = event.value.expression if isinstance(event.value, cst.Await) else event.value
-        returns = self._returns.get(id(value), [])
+        returns = self.returns_of(value)
         tuples = [r for r in returns if isinstance(r.value, cst.Tuple) and len(r.value.elements) == len(target.elements)]
         if not returns or len(tuples) != len(returns):
             return
@@ -148,6 +148,11 @@ class Knowledge:
                 self._unpacked[(id(event.scope), element.value.value)] = [
                     (cast(cst.Tuple, r.value).elements[position].value, r.scope) for r in tuples
                 ]
+
+    def returns_of(self, call: cst.CSTNode) -> List[Event]:
+        """The ``return`` events of the project code ``call`` ran (none when
+        the walk did not follow it)."""
+        return self._returns.get(id(call), [])
 
     def unpacked_values(
         self, name: str, scope: FunctionScope
@@ -428,10 +433,10 @@ class Knowledge:
         """A dict we can see holds a key; one we cannot see gets the benefit of the doubt."""
         if depth > 4:
             return True
-        if isinstance(node, cst.Name) and self.unpacked_values(node.value, scope) is not None:
+        unpacked = self.unpacked_values(node.value, scope) if isinstance(node, cst.Name) else None
+        if unpacked is not None:
             return any(
-                self._mapping_has_key(value, returned_in, effect, depth + 1)
-                for value, returned_in in self.unpacked_values(node.value, scope) or ()
+                self._mapping_has_key(value, returned_in, effect, depth + 1) for value, returned_in in unpacked
             )
         if isinstance(node, cst.Name):
             value = self.assigned_value(node.value, scope)

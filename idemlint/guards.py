@@ -52,12 +52,9 @@ class Guards:
     def __init__(self, trace: Trace, knowledge: Knowledge) -> None:
         self.knowledge = knowledge
         self.trace = trace
-        self._returns: Dict[int, List[Event]] = {}
         self._assigned: Dict[int, Event] = {}
         for event in trace.events:
-            if event.kind == "return" and event.call_site is not None:
-                self._returns.setdefault(id(event.call_site), []).append(event)
-            elif event.kind == "assign" and event.value is not None:
+            if event.kind == "assign" and event.value is not None:
                 self._assigned[id(_unwrap(event.value))] = event
         self._assignments: Optional[Dict[Tuple[int, str], List[Event]]] = None
         self._bound_in: Optional[Dict[Tuple[int, int], FunctionScope]] = None
@@ -377,7 +374,7 @@ class Guards:
             elif isinstance(node, cst.Await):
                 node = node.expression
             elif isinstance(node, cst.Call):
-                returned = self._returns.get(id(node), [])
+                returned = self.knowledge.returns_of(node)
                 if len(returned) == 1 and returned[0].value is not None:
                     node, scope = returned[0].value, returned[0].scope
                     continue
@@ -611,7 +608,7 @@ class Guards:
             if method in ("first", "afirst"):
                 return not self._selects_undone(call.func, scope)
             return not self._selects_undone(call.func, scope, flags_only=True)
-        returned = self._returns.get(id(call), [])
+        returned = self.knowledge.returns_of(call)
         found = _combine(
             [self._returned(e, depth) for e in returned if e.value is not None]
         )
