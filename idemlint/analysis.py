@@ -26,6 +26,7 @@ from idemlint.calls import Calls, Definition, ProjectClass, bind_arguments, clos
 from idemlint.calls import UNPARSED_METHOD, fetched_instance, known_truth, note_assigned, parameters
 from idemlint.findings import PAST_DEPTH, PAST_EVENTS
 from idemlint.names import Resolver, dotted_name, import_bindings
+from idemlint.statements import is_exit
 from idemlint.tasks import ModuleIndex, Task
 
 if TYPE_CHECKING:
@@ -423,7 +424,7 @@ class TraceBuilder:
         scope: FunctionScope,
         boundary: bool = False,
     ) -> None:
-        exits = [i for i, s in enumerate(statements) if _is_exit(s)]
+        exits = [i for i, s in enumerate(statements) if is_exit(s)]
         skips = [i for i, s in enumerate(statements) if _is_skip(s)]
         for i, statement in enumerate(statements):
             if len(self.trace.events) >= MAX_EVENTS_PER_TASK:
@@ -505,7 +506,7 @@ class TraceBuilder:
     def _if(self, node: cst.If, path: Tuple[Step, ...], scope: FunctionScope) -> None:
         test_path = path + (self._branch(node, "If", "test"),)
         self._expression(node.test, test_path, scope)
-        exits = any(_is_exit(statement) for statement in node.body.body)
+        exits = any(is_exit(statement) for statement in node.body.body)
         self._emit("check", node, scope, test_path, value=node.test, exits=exits)
         # A branch a literal argument or default rules out does not run.
         truth = known_truth(node.test, scope.known, scope.assigned)
@@ -806,12 +807,6 @@ def _definition_name(task: Task) -> str:
     """The task's definition, dotted within its module (``Sync.run``)."""
     name = task.function.name.value
     return f"{task.owner.name.value}.{name}" if task.owner is not None else name
-
-
-def _is_exit(statement: Union[cst.BaseStatement, cst.BaseSmallStatement]) -> bool:
-    if isinstance(statement, cst.SimpleStatementLine):
-        return any(isinstance(s, (cst.Return, cst.Raise)) for s in statement.body)
-    return isinstance(statement, (cst.Return, cst.Raise))
 
 
 def _is_skip(statement: Union[cst.BaseStatement, cst.BaseSmallStatement]) -> bool:

@@ -7,7 +7,7 @@ the statement itself: a ``with`` block and what runs after it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Optional, Sequence, Tuple
+from typing import Iterator, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -63,13 +63,14 @@ def does_work(block: Sequence[Statement]) -> bool:
 
 
 def _exits(block: Sequence[Statement]) -> bool:
-    return all(_is_expression_or_pass(s) or _is_exit(s) for s in block) and any(_is_exit(s) for s in block)
+    return all(_is_expression_or_pass(s) or is_exit(s) for s in block) and any(is_exit(s) for s in block)
 
 
-def _is_exit(statement: Statement) -> bool:
-    return isinstance(statement, cst.SimpleStatementLine) and any(
-        isinstance(small, (cst.Return, cst.Raise)) for small in statement.body
-    )
+def is_exit(statement: Union[cst.BaseStatement, cst.BaseSmallStatement]) -> bool:
+    """A ``return`` or ``raise`` (or a line holding one)."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        return any(isinstance(small, (cst.Return, cst.Raise)) for small in statement.body)
+    return isinstance(statement, (cst.Return, cst.Raise))
 
 
 def _is_expression_or_pass(statement: Statement) -> bool:
