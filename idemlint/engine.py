@@ -36,6 +36,7 @@ from typing import (
     Union,
 )
 
+from idemlint import catalog
 from idemlint.codes import INTERNAL_ERROR as INTERNAL_ERROR  # also the flake8 plugin's
 from idemlint.discovery import Selection, discover
 from idemlint.findings import FileProblem, Finding, Related, UnfollowedCall, merged, reach_suffix
@@ -504,6 +505,7 @@ class _ProjectFiles:
 # worker configuration runs.  The modules are parsed only when a task or a
 # configuration asks (idemlint.project.Project.app_task_class, pools_copying).
 _APP_TEXT = re.compile(rb"Celery\(|\.Task[ \t]*=(?!=)|task_cls")
+_POOL_TEXT = tuple(setting.encode() for setting in catalog.WORKER_POOL_SETTINGS)
 
 
 def _may_configure_an_app(raw: bytes) -> bool:
@@ -511,9 +513,7 @@ def _may_configure_an_app(raw: bytes) -> bool:
     return (
         b"Celery(" in raw
         or b"task_cls" in raw
-        or b"worker_pool" in raw
-        or b"WORKER_POOL" in raw
-        or b"CELERYD_POOL" in raw
+        or any(setting in raw for setting in _POOL_TEXT)
         or (b".Task" in raw and _APP_TEXT.search(raw) is not None)
     )
 
