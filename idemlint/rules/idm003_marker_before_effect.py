@@ -12,7 +12,7 @@ from idemlint import catalog
 from idemlint.analysis import Event, Trace, call_label, happens_before, in_a_handler, source_text
 from idemlint.effects import Knowledge, method_name
 from idemlint.guards import Guards
-from idemlint.names import argument, dotted_name, literal_text
+from idemlint.names import argument, descendants, dotted_name, literal_text
 from idemlint.rules.base import TaskRule, Violation, where
 
 # Leading verbs of a call name that does the work a status/flag marker records.
@@ -547,8 +547,17 @@ def _checked_before(marker: _Marker, work: Event, trace: Trace, knowledge: Knowl
     checks = guards.checks_before(work)
     if marker.field is None:
         return bool(checks)
-    field = re.compile(rf"\b{re.escape(marker.field)}\b")
-    return any(field.search(source_text(check.value or check.node)) for check in checks)
+    return any(_reads_field(check.value or check.node, marker.field) for check in checks)
+
+
+def _reads_field(node: cst.CSTNode, field: str) -> bool:
+    """Whether an expression reads ``field``: ``receipt.status``, or a
+    query on it (``filter(status="sent")``, ``sent_at__isnull=False``)."""
+    return any(
+        (isinstance(part, cst.Attribute) and part.attr.value == field)
+        or (isinstance(part, cst.Arg) and part.keyword is not None and part.keyword.value.split("__")[0] == field)
+        for part in descendants(node)
+    )
 
 
 def _enabled_by(marker: _Marker, work: Event, trace: Trace, knowledge: Knowledge) -> bool:
