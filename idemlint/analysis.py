@@ -25,7 +25,7 @@ from idemlint import catalog
 from idemlint.calls import Calls, Definition, ProjectClass, bind_arguments, closure_context, known_parameters
 from idemlint.calls import UNPARSED_METHOD, fetched_instance, known_truth, note_assigned, parameters
 from idemlint.findings import PAST_DEPTH, PAST_EVENTS
-from idemlint.names import Resolver, dotted_name, import_bindings
+from idemlint.names import Resolver, children, dotted_name, import_bindings
 from idemlint.statements import is_exit
 from idemlint.tasks import ModuleIndex, Task
 
@@ -482,7 +482,7 @@ class TraceBuilder:
             value = small.value.expression if isinstance(small.value, cst.Await) else small.value
             self._expression(small.value, path, scope, discarded=value)
         elif isinstance(small, (cst.Raise, cst.Assert, cst.Del)):
-            for child in small.children:
+            for child in children(small):
                 if isinstance(child, cst.BaseExpression):
                     self._expression(child, path, scope)
 
@@ -826,12 +826,9 @@ def _calls_in_evaluation_order(node: cst.CSTNode) -> Iterator[cst.Call]:
 
 
 def _sub_expressions(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
-    """The child expressions of common nodes without libcst's ``children``.
-
-    ``CSTNode.children`` runs a visitor per call, which on large tasks costs
-    more than the rest of the analysis; the usual expression shapes are
-    spelled out here and only the rare ones fall back to it.
-    """
+    """The child expressions of a node in the order they are evaluated: the
+    usual shapes spelled out (an ``IfExp`` tests before it picks a side),
+    the rest in source order."""
     if isinstance(node, (cst.Name, cst.SimpleString, cst.Integer, cst.Float)):
         return ()
     if isinstance(node, cst.Call):
@@ -856,7 +853,7 @@ def _sub_expressions(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
         return (node.value,)
     if isinstance(node, cst.IfExp):
         return (node.test, node.body, node.orelse)
-    return node.children
+    return children(node)
 
 
 def call_label(call: cst.Call) -> str:

@@ -16,7 +16,7 @@ import libcst as cst
 from idemlint import catalog
 from idemlint.analysis import Event, FunctionScope, Trace, happens_before, source_text
 from idemlint.effects import Knowledge, is_none, method_name
-from idemlint.names import argument, literal_text
+from idemlint.names import argument, children, literal_text
 
 
 # How many receivers, awaits and names one query is followed through.
@@ -870,5 +870,5 @@ def _expression_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     yield node
     if isinstance(node, (cst.Lambda,)):
         return
-    for child in node.children:
+    for child in children(node):
         yield from _expression_nodes(child)

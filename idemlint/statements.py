@@ -11,6 +11,8 @@ from typing import Iterator, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
+from idemlint.names import children
+
 Statement = cst.BaseStatement
 
 
@@ -87,7 +89,7 @@ def _blocks(suite: cst.BaseSuite) -> Iterator[Sequence[Statement]]:
     for statement in suite.body:
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             continue
-        for child in statement.children:
+        for child in children(statement):
             if isinstance(child, cst.BaseSuite):
                 yield from _blocks(child)
             elif isinstance(child, (cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler, cst.If)):
@@ -95,7 +97,7 @@ def _blocks(suite: cst.BaseSuite) -> Iterator[Sequence[Statement]]:
 
 
 def _nested(node: cst.CSTNode) -> Iterator[Sequence[Statement]]:
-    for child in node.children:
+    for child in children(node):
         if isinstance(child, cst.BaseSuite):
             yield from _blocks(child)
         elif isinstance(child, (cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler, cst.If)):

@@ -12,7 +12,7 @@ from idemlint import catalog
 from idemlint.analysis import Event, Trace, call_label, happens_before, in_a_handler, source_text
 from idemlint.effects import Knowledge, method_name
 from idemlint.guards import Guards
-from idemlint.names import argument, descendants, dotted_name, literal_text
+from idemlint.names import argument, children, descendants, dotted_name, literal_text
 from idemlint.rules.base import TaskRule, Violation, where
 
 # Leading verbs of a call name that does the work a status/flag marker records.
@@ -492,7 +492,7 @@ def _committed_after(event: Event, trace: Trace) -> Optional[Event]:
 def _inner_calls(node: cst.CSTNode) -> Iterator[cst.Call]:
     if isinstance(node, cst.Call):
         yield node
-    for child in node.children:
+    for child in children(node):
         yield from _inner_calls(child)
 
 

@@ -10,7 +10,7 @@ import libcst as cst
 from idemlint import catalog
 from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_text
 from idemlint.effects import Knowledge, stores_lock_token
-from idemlint.names import argument, dotted_name, literal_text
+from idemlint.names import argument, children, dotted_name, literal_text
 from idemlint.lock_scope import keys_kept_alive, on_a_failure_path
 from idemlint.rules.base import TaskRule, Violation, where
 
@@ -384,7 +384,7 @@ def _nodes(node: Optional[cst.CSTNode]) -> Iterator[cst.CSTNode]:
     if node is None or isinstance(node, cst.Lambda):
         return
     yield node
-    for child in node.children:
+    for child in children(node):
         yield from _nodes(child)
 
 
