@@ -24,6 +24,7 @@ import libcst as cst
 from idemlint import catalog
 from idemlint.calls import Calls, Definition, ProjectClass, bind_arguments, closure_context, known_parameters
 from idemlint.calls import UNPARSED_METHOD, fetched_instance, known_truth, note_assigned, parameters
+from idemlint.dispatch import candidates
 from idemlint.findings import PAST_DEPTH, PAST_EVENTS
 from idemlint.names import Resolver, children, dotted_name, import_bindings
 from idemlint.statements import is_exit
@@ -188,6 +189,7 @@ def _branch_follows(kind: str, first: str, second: str) -> bool:
         "Loop": {("test", "body"), ("test", "orelse"), ("body", "orelse")},
         "With": {("items", "body")},
         "Match": {("subject", "case")},
+        "Pick": set(),  # the candidates of a call whose callee is picked at run time
         "Try": {("body", "handler"), ("body", "orelse"), ("body", "finalbody"),
                 ("handler", "finalbody"), ("orelse", "finalbody")},
         "Call": set(),
@@ -586,17 +588,21 @@ class TraceBuilder:
         for call in _calls_in_evaluation_order(node):
             callee = scope.resolver.resolve(call.func)
             helper = self._helper(call, scope)
-            if helper is None:
+            picked = self._picked(call, scope) if helper is None else ()
+            if helper is None and not picked:
                 # A library object built in another project module
                 # (``from app.extensions import mail``) is called as the library's.
                 callee = self.calls.library_callee(call.func, scope) or callee
-            enqueued = self._enqueued(call, scope) if helper is None else None
+            enqueued = self._enqueued(call, scope) if helper is None and not picked else None
             self._emit(
                 "call", call, scope, path, callee=callee, discarded=call is discarded,
-                followed=helper is not None, enqueued=enqueued,
+                followed=helper is not None or bool(picked), enqueued=enqueued,
             )
             if helper is not None:
                 self._enter_helper(call, helper, path, scope)
+            for number, choice in enumerate(picked):
+                # Each candidate on a path of its own: they exclude each other.
+                self._enter_helper(call, choice, path + (self._branch(call, "Pick", f"choice{number}"),), scope)
 
     def _enqueued(self, call: cst.Call, scope: FunctionScope) -> Optional[Definition]:
         """The project task a call enqueues (or runs inline, unfollowed),
@@ -624,6 +630,22 @@ class TraceBuilder:
             self._unfollowed(call, scope.module, scope.qualified_name, PAST_DEPTH)
             return None
         assert isinstance(found, Definition)
+        return self._followable(found, call, scope)
+
+    def _picked(self, call: cst.Call, scope: FunctionScope) -> Tuple[Definition, ...]:
+        """The candidates of a call that picks its callee from a table or an
+        alias (see :mod:`idemlint.dispatch`) that are ours to follow."""
+        if not isinstance(call.func, (cst.Subscript, cst.Call, cst.Name)):
+            return ()
+        found = candidates(self.calls, call, scope)
+        return tuple(
+            followable for followable in (self._followable(choice, call, scope) for choice in found)
+            if followable is not None
+        )
+
+    def _followable(self, found: Definition, call: cst.Call, scope: FunctionScope) -> Optional[Definition]:
+        """``found``, unless it is past the depth limits (recorded as not
+        followed) or being walked already (recursion, cut)."""
         recursive = found.function in self._stack
         far = found.module is not scope.module or found.owner is not None
         if len(self._stack) > MAX_HELPER_DEPTH or (far and self._hops >= MAX_PROJECT_DEPTH):

@@ -22,6 +22,10 @@ what the code itself says (no types are inferred):
   ``.select_for_update().get(...)``, ``get_object_or_404(Order, ...)``),
   the model's own.
 
+A call whose callee is picked at run time from functions the code names
+(a table's entry, a conditional alias) has several candidates:
+:mod:`idemlint.dispatch` finds them with this module's resolution.
+
 Methods are looked up along the class's method resolution order over
 project classes; framework and third-party bases are ignored.  Resolution
 is a small walk over the dotted name :class:`idemlint.names.Resolver` gives
@@ -235,6 +239,10 @@ class Calls:
         """What a name or attribute written in ``scope`` is, when it is a
         project value (a function, a class, an instance, a module)."""
         return self._receiver_walk(expression, scope) or self._resolved_walk(expression, scope)
+
+    def module_value(self, expression: cst.BaseExpression, module: "LoadedModule") -> Optional[_Value]:
+        """The same for an expression written at module level in ``module``."""
+        return self._expression_value(expression, module, 0)
 
     # -- closures ---------------------------------------------------------
 
@@ -580,7 +588,7 @@ class Calls:
     ) -> Optional[Instance]:
         function = definition.function
         found: Optional[Instance] = None
-        assigned = _local_assignments(function.body.body)
+        assigned = local_assignments(function.body.body)
         known = {
             name: value for name, value in _literal_arguments(definition, call).items() if name not in assigned
         }
@@ -717,7 +725,7 @@ class Calls:
         function = module.index.functions.get(name)
         if function is None or hops > MAX_HOPS:
             return None
-        assigned = _local_assignments(function.body.body)
+        assigned = local_assignments(function.body.body)
         made: Set[str] = set()
         for value in _returned_values(function.body.body):
             if value is None or (isinstance(value, cst.Name) and value.value == "None"):
@@ -824,7 +832,7 @@ class _MethodLeftUnparsed(Exception):
 _IN_A_LIBRARY = object()
 
 
-def _local_assignments(statements: Statements) -> Dict[str, List[cst.BaseExpression]]:
+def local_assignments(statements: Statements) -> Dict[str, List[cst.BaseExpression]]:
     """Every value each local name is assigned in a body (its nested blocks
     too, not its nested functions)."""
     found: Dict[str, List[cst.BaseExpression]] = {}
@@ -837,7 +845,7 @@ def _local_assignments(statements: Statements) -> Dict[str, List[cst.BaseExpress
                             found.setdefault(target.target.value, []).append(small.value)
         elif isinstance(statement, cst.BaseCompoundStatement):
             for block in _blocks(statement):
-                for name, values in _local_assignments(block).items():
+                for name, values in local_assignments(block).items():
                     found.setdefault(name, []).extend(values)
     return found
 

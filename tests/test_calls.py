@@ -22,7 +22,7 @@ from conftest import RunCli
 from expectations import expectations, reported
 
 from idemlint import lint_paths, lint_source
-from idemlint.analysis import TraceBuilder
+from idemlint.analysis import TraceBuilder, happens_before
 from idemlint.calls import Calls, Definition, ProjectClass, fetched_instance, parameters
 from idemlint.names import Resolver
 from idemlint.project import LoadedModule, Project, load_source
@@ -31,7 +31,7 @@ from idemlint.tasks import find_tasks, task_decorators
 PROJECTS = pathlib.Path(__file__).parent / "projects"
 FORMS = [
     "calls_inherited", "calls_module_instance", "calls_instance_attributes", "calls_factories",
-    "calls_closures", "calls_orm", "calls_library_objects", "calls_dispatch",
+    "calls_closures", "calls_orm", "calls_library_objects", "calls_dispatch", "calls_picked",
 ]
 
 
@@ -542,6 +542,45 @@ def test_a_factory_default_a_static_method_and_an_inline_run_name_their_tasks() 
         ("coordination.py", 9, "IDM002"): ["alerts.tasks.finish_batch"],
         ("tasks.py", 34, "IDM013"): ["alerts.tasks.post_digest", "alerts.tasks.post_to_slack"],
     }
+
+
+def test_each_candidate_a_table_or_an_alias_picks_names_its_tasks() -> None:
+    findings = lint_paths([str(PROJECTS / "calls_picked")]).findings
+    named = {(pathlib.Path(f.path).name, f.line, f.code): sorted(f.tasks) for f in findings}
+    everywhere = ["notify.tasks.alert", "notify.tasks.alert_by_get", "notify.tasks.module_attribute"]
+    assert named == {
+        ("channels.py", 8, "IDM013"): everywhere,
+        ("channels.py", 12, "IDM002"): everywhere,
+        ("channels.py", 16, "IDM002"): ["notify.tasks.alert_if_urgent", "notify.tasks.alert_locally"],
+        ("channels.py", 24, "IDM002"): ["notify.tasks.alert_by_get"],  # the default of .get
+        ("steps.py", 14, "IDM007"): ["notify.tasks.step"],
+    }
+
+
+def test_candidates_exclude_each_other() -> None:
+    source = textwrap.dedent(
+        """
+        import requests
+        from celery import shared_task
+
+        def first(order):
+            requests.post("https://a.example", json={})
+
+        def second(order):
+            requests.post("https://b.example", json={})
+
+        @shared_task
+        def run(kind, order):
+            {"a": first, "b": second}[kind](order)
+        """
+    )
+    module = load_source(source, "t.py")
+    assert isinstance(module, LoadedModule)
+    (task,) = find_tasks(module.index, task_decorators(module.index))
+    trace = TraceBuilder(module, task).build()
+    posts = [e for e in trace.calls() if e.callee == "requests.post"]
+    assert [e.scope.qualified_name for e in posts] == ["first", "second"]
+    assert not happens_before(posts[0], posts[1]) and not happens_before(posts[1], posts[0])
 
 
 def test_a_module_a_function_returns_is_followed_only_when_it_is_one_module() -> None:
