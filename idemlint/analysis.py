@@ -262,6 +262,9 @@ class Summary:
     # How many functions, and how many of them not nested in their caller,
     # were being walked around it.
     depth: Tuple[int, int] = (0, 0)
+    # Whether a transaction was open around the walk, when a branch in it
+    # asked (``if connection.in_atomic_block:``); None when none did.
+    in_transaction: Optional[bool] = None
 
     def serves(self, depth: Tuple[int, int]) -> bool:
         """Whether replaying the summary at ``depth`` gives what walking the
@@ -302,9 +305,16 @@ class Summaries:
     def __init__(self) -> None:
         self._store: Dict[Tuple[object, ...], List[Summary]] = {}
 
-    def get(self, key: Tuple[object, ...], depth: Tuple[int, int]) -> Optional[Summary]:
-        """A summary of the walk ``key`` names that serves at ``depth``."""
-        return next((s for s in self._store.get(key, ()) if s.serves(depth)), None)
+    def get(self, key: Tuple[object, ...], depth: Tuple[int, int], in_transaction: bool) -> Optional[Summary]:
+        """A summary of the walk ``key`` names that serves at ``depth``, in
+        or out of a transaction as the call is, should its walk have asked."""
+        return next(
+            (
+                s for s in self._store.get(key, ())
+                if s.serves(depth) and s.in_transaction in (None, in_transaction)
+            ),
+            None,
+        )
 
     def put(self, key: Tuple[object, ...], summary: Summary) -> None:
         self._store.setdefault(key, []).append(summary)
@@ -330,6 +340,9 @@ class TraceBuilder:
         # decides (recursion, the event budget): such a walk is not reusable.
         self._cut = False
         self._out_of_events = False
+        # Set when a walk took a branch because a transaction was open (or
+        # not) around it: its summary serves only where that is the same.
+        self._asked_transaction = False
         self.trace = Trace(task, module)
         self._seq = itertools.count()
         self._stack: List[cst.FunctionDef] = []
@@ -510,8 +523,11 @@ class TraceBuilder:
         self._expression(node.test, test_path, scope)
         exits = any(is_exit(statement) for statement in node.body.body)
         self._emit("check", node, scope, test_path, value=node.test, exits=exits)
-        # A branch a literal argument or default rules out does not run.
+        # A branch a literal argument or default rules out does not run; nor
+        # one an open transaction (or none) rules out.
         truth = known_truth(node.test, scope.known, scope.assigned)
+        if truth is None:
+            truth = self._transaction_truth(node.test, scope)
         if truth is not False:
             self._block(node.body.body, id(node), "If", "body", path, scope)
         orelse = node.orelse
@@ -521,6 +537,17 @@ class TraceBuilder:
             self._block([orelse], id(node), "If", "orelse", path, scope)
         elif isinstance(orelse, cst.Else):
             self._block(orelse.body.body, id(node), "If", "orelse", path, scope)
+
+    def _transaction_truth(self, test: cst.BaseExpression, scope: FunctionScope) -> Optional[bool]:
+        """Whether ``if connection.in_atomic_block:`` (or its ``not``) holds:
+        it does where the trace has opened a transaction around the walk."""
+        negated = False
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, negated = test.expression, not negated
+        if not catalog.matches_any(catalog.ATOMIC_BLOCK_FLAGS, scope.resolver.resolve(test)):
+            return None
+        self._asked_transaction = True
+        return bool(self._transactions) != negated
 
     def _loop(
         self, node: Union[cst.For, cst.While], path: Tuple[Step, ...], scope: FunctionScope
@@ -694,7 +721,7 @@ class TraceBuilder:
             closure_context(helper.enclosing),
         )
         depth = (len(self._stack), self._hops)
-        summary = self.summaries.get(key, depth)
+        summary = self.summaries.get(key, depth, bool(self._transactions))
         scope = (
             summary.scope_for(caller.chain)
             if summary is not None
@@ -714,6 +741,7 @@ class TraceBuilder:
         hop = _is_hop(helper)
         self._hops += hop
         if summary is not None:
+            self._asked_transaction = self._asked_transaction or summary.in_transaction is not None
             self._replay(summary, scope, path, call)
         else:
             self._walk(key, scope, path, call, depth)
@@ -730,19 +758,22 @@ class TraceBuilder:
     ) -> None:
         """Walk a helper, and keep its summary when nothing its caller decides cut it."""
         start, cut, self._cut = len(self.trace.events), self._cut, False
+        asked, self._asked_transaction = self._asked_transaction, False
         looked_up = len(self.project.lookups) if self.project is not None else 0
         unfollowed = len(self.trace.unfollowed)
         context = (self._transactions[-1] if self._transactions else None, len(self._caught))
+        in_transaction = bool(self._transactions)
         self._function(scope, path, call)
         if not self._cut:
             lookups = self.project.lookups[looked_up:] if self.project is not None else []
             summary = Summary(
                 scope, call, len(path), context, self.trace.events[start:], lookups,
                 [replace(u, at=u.at - start) for u in self.trace.unfollowed[unfollowed:]],
-                depth,
+                depth, in_transaction if self._asked_transaction else None,
             )
             self.summaries.put(key, summary)
         self._cut = self._cut or cut
+        self._asked_transaction = self._asked_transaction or asked
 
     def _replay(
         self, summary: "Summary", scope: FunctionScope, path: Tuple[Step, ...], call: cst.Call

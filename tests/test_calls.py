@@ -466,6 +466,54 @@ def test_a_branch_a_flag_passed_rules_out_does_not_run() -> None:
     ]
 
 
+@pytest.mark.parametrize("inside_first", [True, False])
+def test_a_branch_on_the_open_transaction_is_decided_by_the_trace(inside_first: bool) -> None:
+    inside = """
+        @shared_task
+        def close_inside(address):
+            with transaction.atomic():
+                after_commit(send_receipt, address)
+                unless_atomic(address)
+        """
+    outside = """
+        @shared_task
+        def close_outside(address):
+            after_commit(send_receipt, address)
+        """
+    source = """
+        from celery import shared_task
+        from django.core.mail import send_mail
+        from django.db import connection, transaction
+
+        def send_receipt(address):
+            send_mail("Receipt", "Thanks", None, [address])
+
+        def after_commit(function, *args):
+            if connection.in_atomic_block:
+                transaction.on_commit(lambda: function(*args))
+            else:
+                function(*args)
+
+        def unless_atomic(address):
+            if not connection.in_atomic_block:
+                send_receipt(address)
+
+        @shared_task
+        def close_directly(address):
+            with transaction.atomic():
+                send_receipt(address)
+        """ + (inside + outside if inside_first else outside + inside)
+    found = sorted((f.line, f.code, f.tasks) for f in lint_source(textwrap.dedent(source), "tasks.py").findings)
+    # Inside ``atomic()`` the helper defers the send to the commit (a
+    # lambda: not walked) and ``unless_atomic`` sends nothing; outside, it
+    # sends at once. Whichever task walks the helper first, its summary
+    # serves only a call in the same context.
+    assert found == [
+        (7, "IDM010", ("tasks.close_directly",)),
+        (7, "IDM013", ("tasks.close_directly", "tasks.close_outside")),
+    ]
+
+
 def test_a_flag_the_helper_assigns_is_not_known() -> None:
     source = """
         from celery import shared_task
