@@ -58,7 +58,7 @@ class Application:
 
 APPLICATIONS: Tuple[Application, ...] = (
     Application("weblate", "5.14.3", "weblate"),
-    Application("pretix", "2024.8.0", "pretix"),
+    Application("pretix", "2026.8.0", "pretix"),
     Application("mayan-edms", "4.12.2", "mayan"),
     Application("sentry", "23.7.1", "sentry", task_decorators=("instrumented_task",)),
 )
