@@ -24,9 +24,9 @@ import libcst as cst
 from idemlint import catalog
 from idemlint.calls import Calls, Definition, ProjectClass, bind_arguments, closure_context, known_parameters
 from idemlint.calls import UNPARSED_METHOD, fetched_instance, known_truth, note_assigned, parameters
-from idemlint.dispatch import candidates
+from idemlint.dispatch import NOTHING, Picked, candidates
 from idemlint.findings import PAST_DEPTH, PAST_EVENTS
-from idemlint.names import Resolver, children, dotted_name, import_bindings
+from idemlint.names import Resolver, argument, children, dotted_name, import_bindings
 from idemlint.statements import is_exit
 from idemlint.tasks import ModuleIndex, Task
 
@@ -94,6 +94,8 @@ class FunctionScope:
     enclosing: Optional["FunctionScope"] = None
     assigned: Set[str] = field(default_factory=set)
     known: Dict[str, bool] = field(default_factory=dict)
+    # The values the walk has seen assigned to each local name so far.
+    values: Dict[str, List[cst.BaseExpression]] = field(default_factory=dict)
 
     @property
     def index(self) -> ModuleIndex:
@@ -262,8 +264,9 @@ class Summary:
     # How many functions, and how many of them not nested in their caller,
     # were being walked around it.
     depth: Tuple[int, int] = (0, 0)
-    # Whether a transaction was open around the walk, when a branch in it
-    # asked (``if connection.in_atomic_block:``); None when none did.
+    # Whether an atomic block of the default database was open around the
+    # walk, when a branch in it asked (``if connection.in_atomic_block:``);
+    # None when none did.
     in_transaction: Optional[bool] = None
 
     def serves(self, depth: Tuple[int, int]) -> bool:
@@ -348,6 +351,8 @@ class TraceBuilder:
         self._stack: List[cst.FunctionDef] = []
         self._hops = 0  # of the functions on the stack, those not nested in their caller
         self._transactions: List[int] = []
+        # How many of them are atomic blocks of Django's default database.
+        self._default_atomic = 0
         self._call_sites: List[Optional[cst.Call]] = []
         self._caught: List[str] = []
         # What each walk or replay in progress runs for: the call into it
@@ -407,13 +412,16 @@ class TraceBuilder:
         self._stack.append(scope.function)
         self._call_sites.append(call)
         opened = self._is_transactional(scope.function, scope.resolver)
+        default = opened and any(_is_default_atomic(d.decorator, scope.resolver) for d in scope.function.decorators)
         if opened:
             self._transactions.append(id(scope.function))
+        self._default_atomic += default
         statements: Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]] = (
             scope.function.body.body
         )
         container = id(call) if call is not None else id(scope.function)
         self._block(statements, container, "Call", "body", path, scope, boundary=True)
+        self._default_atomic -= default
         if opened:
             self._transactions.pop()
         self._call_sites.pop()
@@ -517,6 +525,8 @@ class TraceBuilder:
                 scope.resolver.bindings[target.value] = fetched
             elif isinstance(target, cst.Name):
                 scope.resolver.bind(target.value, value)
+            if isinstance(target, cst.Name):
+                scope.values.setdefault(target.value, []).append(value)
 
     def _if(self, node: cst.If, path: Tuple[Step, ...], scope: FunctionScope) -> None:
         test_path = path + (self._branch(node, "If", "test"),)
@@ -540,14 +550,17 @@ class TraceBuilder:
 
     def _transaction_truth(self, test: cst.BaseExpression, scope: FunctionScope) -> Optional[bool]:
         """Whether ``if connection.in_atomic_block:`` (or its ``not``) holds:
-        it does where the trace has opened a transaction around the walk."""
+        it does where the trace has opened an atomic block of Django's
+        default database around the walk (:data:`catalog.ATOMIC_BLOCK_FLAGS`)."""
         negated = False
         while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             test, negated = test.expression, not negated
         if not catalog.matches_any(catalog.ATOMIC_BLOCK_FLAGS, scope.resolver.resolve(test)):
             return None
+        if isinstance(test, cst.Attribute) and isinstance(test.value, cst.Call) and test.value.args:
+            return None  # ``get_connection("other")``
         self._asked_transaction = True
-        return bool(self._transactions) != negated
+        return (self._default_atomic > 0) != negated
 
     def _loop(
         self, node: Union[cst.For, cst.While], path: Tuple[Step, ...], scope: FunctionScope
@@ -563,19 +576,22 @@ class TraceBuilder:
             self._block(node.orelse.body.body, id(node), "Loop", "orelse", path, scope)
 
     def _with(self, node: cst.With, path: Tuple[Step, ...], scope: FunctionScope) -> None:
-        transactional = False
+        transactional = default = False
         for item in node.items:
             self._expression(item.item, path + (self._branch(node, "With", "items"),), scope)
             resolved = scope.resolver.resolve(item.item)
             if catalog.matches_any(catalog.TRANSACTION_CONTEXTS, resolved):
                 transactional = True
+                default = default or _is_default_atomic(item.item, scope.resolver)
             if item.asname is not None:
                 note_assigned(scope.assigned, item.asname.name)
                 if isinstance(item.asname.name, cst.Name):
                     scope.resolver.bind(item.asname.name.value, item.item)
         if transactional:
             self._transactions.append(id(node))
+        self._default_atomic += default
         self._block(node.body.body, id(node), "With", "body", path, scope)
+        self._default_atomic -= default
         if transactional:
             self._transactions.pop()
 
@@ -615,19 +631,19 @@ class TraceBuilder:
         for call in _calls_in_evaluation_order(node):
             callee = scope.resolver.resolve(call.func)
             helper = self._helper(call, scope)
-            picked = self._picked(call, scope) if helper is None else ()
-            if helper is None and not picked:
+            picked = self._picked(call, scope) if helper is None else NOTHING
+            if helper is None and not picked.complete:
                 # A library object built in another project module
                 # (``from app.extensions import mail``) is called as the library's.
                 callee = self.calls.library_callee(call.func, scope) or callee
-            enqueued = self._enqueued(call, scope) if helper is None and not picked else None
+            enqueued = self._enqueued(call, scope) if helper is None and not picked.complete else None
             self._emit(
                 "call", call, scope, path, callee=callee, discarded=call is discarded,
-                followed=helper is not None or bool(picked), enqueued=enqueued,
+                followed=helper is not None or picked.complete, enqueued=enqueued,
             )
             if helper is not None:
                 self._enter_helper(call, helper, path, scope)
-            for number, choice in enumerate(picked):
+            for number, choice in enumerate(picked.definitions):
                 # Each candidate on a path of its own: they exclude each other.
                 self._enter_helper(call, choice, path + (self._branch(call, "Pick", f"choice{number}"),), scope)
 
@@ -659,15 +675,17 @@ class TraceBuilder:
         assert isinstance(found, Definition)
         return self._followable(found, call, scope)
 
-    def _picked(self, call: cst.Call, scope: FunctionScope) -> Tuple[Definition, ...]:
+    def _picked(self, call: cst.Call, scope: FunctionScope) -> Picked:
         """The candidates of a call that picks its callee from a table or an
-        alias (see :mod:`idemlint.dispatch`) that are ours to follow."""
+        alias (see :mod:`idemlint.dispatch`) that are ours to follow; the
+        call is followed when they are all it may run."""
         if not isinstance(call.func, (cst.Subscript, cst.Call, cst.Name)):
-            return ()
+            return NOTHING
         found = candidates(self.calls, call, scope)
-        return tuple(
-            followable for followable in (self._followable(choice, call, scope) for choice in found)
-            if followable is not None
+        followable = [self._followable(choice, call, scope) for choice in found.definitions]
+        return Picked(
+            tuple(choice for choice in followable if choice is not None),
+            found.complete and None not in followable,
         )
 
     def _followable(self, found: Definition, call: cst.Call, scope: FunctionScope) -> Optional[Definition]:
@@ -721,7 +739,7 @@ class TraceBuilder:
             closure_context(helper.enclosing),
         )
         depth = (len(self._stack), self._hops)
-        summary = self.summaries.get(key, depth, bool(self._transactions))
+        summary = self.summaries.get(key, depth, self._default_atomic > 0)
         scope = (
             summary.scope_for(caller.chain)
             if summary is not None
@@ -762,7 +780,7 @@ class TraceBuilder:
         looked_up = len(self.project.lookups) if self.project is not None else 0
         unfollowed = len(self.trace.unfollowed)
         context = (self._transactions[-1] if self._transactions else None, len(self._caught))
-        in_transaction = bool(self._transactions)
+        in_transaction = self._default_atomic > 0
         self._function(scope, path, call)
         if not self._cut:
             lookups = self.project.lookups[looked_up:] if self.project is not None else []
@@ -837,6 +855,14 @@ class TraceBuilder:
                 **fields,  # type: ignore[arg-type]
             )
         )
+
+
+def _is_default_atomic(opener: cst.BaseExpression, resolver: Resolver) -> bool:
+    """Whether a decorator or context opens an atomic block of Django's
+    default database: ``atomic`` with no database named."""
+    if not catalog.matches_any(catalog.DEFAULT_ATOMIC_BLOCKS, resolver.resolve(opener)):
+        return False
+    return not isinstance(opener, cst.Call) or argument(opener, 0, "using") is None
 
 
 def _is_hop(helper: Definition) -> bool:

@@ -1355,13 +1355,13 @@ def known_parameters(
         if truth is not None and param.name.value not in bound:
             known[param.name.value] = truth
     if known:
-        for name in _assigned_in(function):
+        for name in assigned_in(function):
             known.pop(name, None)
     return known
 
 
 @functools.lru_cache(maxsize=1024)  # asked at every call of a helper with flags
-def _assigned_in(function: cst.FunctionDef) -> FrozenSet[str]:
+def assigned_in(function: cst.FunctionDef) -> FrozenSet[str]:
     """The names a function's body binds anywhere."""
     assigned: Set[str] = set()
     for node in descendants(function.body):

@@ -1804,14 +1804,19 @@ QUEUE_ENQUEUE_CALLS: Tuple[EnqueueCall, ...] = (
 # commit, outside any transaction of the caller.
 COMMIT_HOOKS: Tuple[str, ...] = ("django.db.transaction.on_commit",)
 
-# Whether the code runs inside a database transaction, as a helper that
-# defers its work to the commit only when it does asks it: the branch it
-# takes is decided by the transactions the trace has opened around it.
+# Whether the code runs inside an atomic block of Django's default
+# database, as a helper that defers its work to the commit only when it
+# does asks it: the branch it takes is decided by the default database's
+# ``atomic()`` blocks the trace has opened around it (another database's,
+# or SQLAlchemy's, leave the flag False).  ``get_connection()`` counts only
+# without arguments (one names a database).
 ATOMIC_BLOCK_FLAGS: Tuple[str, ...] = (
     "django.db.connection.in_atomic_block",
-    "django.db.connections[].in_atomic_block",
     "django.db.transaction.get_connection().in_atomic_block",
 )
+# The blocks that set it: ``atomic`` (as a decorator or a context) with no
+# database named (its first argument, ``using``).
+DEFAULT_ATOMIC_BLOCKS: Tuple[str, ...] = ("django.db.transaction.atomic", "django.db.transaction.atomic()")
 
 # Every method name a call that enqueues a task may end in.
 ENQUEUEING_METHODS = TASK_OBJECT_METHODS | {entry.method for entry in QUEUE_ENQUEUE_CALLS if not entry.by_name}

@@ -19,12 +19,12 @@ not run.
 
 from __future__ import annotations
 
-import functools
-from typing import TYPE_CHECKING, Iterator, List, Mapping, Optional, Tuple
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
-from idemlint.calls import Calls, Definition, local_assignments
+from idemlint.calls import Calls, Definition, assigned_in
 from idemlint.names import argument
 
 from idemlint.project import LoadedModule
@@ -43,34 +43,52 @@ MAX_ALIASES = 8
 MAX_CANDIDATES = 32
 
 
-def candidates(calls: Calls, call: cst.Call, scope: "FunctionScope") -> Tuple[Definition, ...]:
+@dataclass(frozen=True)
+class Picked:
+    """The candidates of a call, and whether they are all it may run:
+    every alternative the code writes is a project function (a library
+    function or an unknown value among them leaves the call a call of
+    its own, whose candidates are still walked)."""
+
+    definitions: Tuple[Definition, ...]
+    complete: bool
+
+
+NOTHING = Picked((), False)
+
+
+def candidates(calls: Calls, call: cst.Call, scope: "FunctionScope") -> Picked:
     """The project functions ``call`` may run, picked from a table or an
     alias; each once, in the order the code writes them."""
     found: List[Definition] = []
+    complete = True
     for expression, module in _picked(call.func, scope, calls, MAX_ALIASES):
+        if isinstance(expression, cst.Name) and expression.value == "None":
+            continue  # ``TABLE.get(kind)`` finding nothing: calling it raises
         value = calls.value_of(expression, scope) if module is None else calls.module_value(expression, module)
-        if isinstance(value, Definition) and all(value.function is not f.function for f in found):
+        if not isinstance(value, Definition):
+            complete = False
+        elif all(value.function is not f.function for f in found):
             found.append(value)
             if len(found) == MAX_CANDIDATES:
-                break
-    return tuple(found)
+                return Picked(tuple(found), False)
+    return Picked(tuple(found), complete and bool(found))
 
 
 def _picked(
     func: cst.BaseExpression, scope: "FunctionScope", calls: Calls, budget: int
 ) -> Iterator[_Written]:
     """What a call's callee may be: the entries of the table it indexes, or
-    the values its local name is assigned."""
+    the values its local name was assigned before the call."""
     if isinstance(func, cst.Subscript):
         yield from _entries(func.value, scope, calls)
     elif _is_table_get(func):
         assert isinstance(func, cst.Call) and isinstance(func.func, cst.Attribute)
         yield from _entries(func.func.value, scope, calls)
         default = argument(func, 1, "default")
-        if default is not None:
-            yield default, None
+        yield (default, None) if default is not None else (cst.Name("None"), None)
     elif isinstance(func, cst.Name) and budget > 0:
-        for value in _local_values(func.value, scope):
+        for value in _values_before(func.value, scope) or ():
             yield from _alternatives(value, scope, calls, budget - 1)
 
 
@@ -84,7 +102,7 @@ def _alternatives(
         yield from _alternatives(value.orelse, scope, calls, budget - 1)
     elif isinstance(value, cst.Subscript) or _is_table_get(value):
         yield from _picked(value, scope, calls, budget)
-    elif isinstance(value, (cst.Name, cst.Attribute)):
+    else:
         yield value, None
 
 
@@ -101,9 +119,9 @@ def _is_table_get(node: cst.BaseExpression) -> bool:
 
 
 def _entries(table: cst.BaseExpression, scope: "FunctionScope", calls: Calls) -> Iterator[_Written]:
-    """The values of the literal ``table`` is or names: assigned in the
-    function (every assignment a literal), else at module level
-    (``TABLE``, or ``module.TABLE`` of a project module)."""
+    """The values of the literal ``table`` is or names: assigned before the
+    call in the function that binds the name (every value a literal), else
+    at module level (``TABLE``, or ``module.TABLE`` of a project module)."""
     literal = _literal_entries(table)
     if literal is not None:
         yield from ((entry, None) for entry in literal)
@@ -116,13 +134,13 @@ def _entries(table: cst.BaseExpression, scope: "FunctionScope", calls: Calls) ->
         return
     if not isinstance(table, cst.Name):
         return
-    assigned = _local_values(table.value, scope)
-    if assigned:
-        tables = [_literal_entries(value) for value in assigned]
+    local = _values_before(table.value, scope)
+    if local is not None:
+        tables = [_literal_entries(value) for value in local]
         if all(entries is not None for entries in tables):  # else filled at run time too
             yield from ((entry, None) for entries in tables for entry in entries or [])
         return
-    constant = _module_constant(table.value, scope, calls) if table.value not in scope.parameters else None
+    constant = _module_constant(table.value, scope, calls)
     if constant is not None:
         yield from ((entry, constant[1]) for entry in _literal_entries(constant[0]) or [])
 
@@ -136,15 +154,19 @@ def _literal_entries(node: cst.BaseExpression) -> Optional[List[cst.BaseExpressi
     return None
 
 
-def _local_values(name: str, scope: "FunctionScope") -> List[cst.BaseExpression]:
-    """Every value the scope's function assigns ``name`` (none for a name it
-    does not assign)."""
-    return _assignments(scope.function).get(name, [])
-
-
-@functools.lru_cache(maxsize=1024)  # asked at every call of a name the walk does not resolve
-def _assignments(function: cst.FunctionDef) -> Mapping[str, List[cst.BaseExpression]]:
-    return local_assignments(function.body.body)
+def _values_before(name: str, scope: "FunctionScope") -> Optional[List[cst.BaseExpression]]:
+    """The values the walk has seen assigned to ``name`` in the innermost
+    function that binds it (a parameter, a loop variable, a ``with``
+    target: no value the code shows), or None when no function around the
+    call binds it (a module-level name)."""
+    current: Optional["FunctionScope"] = scope
+    while current is not None:
+        if name in current.parameters:
+            return []
+        if name in assigned_in(current.function):
+            return current.values.get(name, [])
+        current = current.enclosing
+    return None
 
 
 def _module_constant(

@@ -502,15 +502,22 @@ def test_a_branch_on_the_open_transaction_is_decided_by_the_trace(inside_first: 
         def close_directly(address):
             with transaction.atomic():
                 send_receipt(address)
+
+        @shared_task
+        def close_in_another_database(address):
+            with transaction.atomic(using="analytics"):
+                after_commit(send_receipt, address)
         """ + (inside + outside if inside_first else outside + inside)
     found = sorted((f.line, f.code, f.tasks) for f in lint_source(textwrap.dedent(source), "tasks.py").findings)
     # Inside ``atomic()`` the helper defers the send to the commit (a
     # lambda: not walked) and ``unless_atomic`` sends nothing; outside, it
-    # sends at once. Whichever task walks the helper first, its summary
-    # serves only a call in the same context.
+    # sends at once, and so it does in another database's atomic block,
+    # which leaves the default connection's flag False. Whichever task
+    # walks the helper first, its summary serves only a call in the same
+    # context.
     assert found == [
-        (7, "IDM010", ("tasks.close_directly",)),
-        (7, "IDM013", ("tasks.close_directly", "tasks.close_outside")),
+        (7, "IDM010", ("tasks.close_directly", "tasks.close_in_another_database")),
+        (7, "IDM013", ("tasks.close_directly", "tasks.close_in_another_database", "tasks.close_outside")),
     ]
 
 
@@ -602,7 +609,11 @@ def test_each_candidate_a_table_or_an_alias_picks_names_its_tasks() -> None:
         ("channels.py", 16, "IDM002"): ["notify.tasks.alert_if_urgent", "notify.tasks.alert_locally"],
         ("channels.py", 24, "IDM002"): ["notify.tasks.alert_by_get"],  # the default of .get
         ("steps.py", 14, "IDM007"): ["notify.tasks.step"],
+        # One side of the alias is a library function: the call stays work.
+        ("partial.py", 17, "IDM003"): ["notify.partial.text_receipt"],
     }
+    # No name hiding the module's table, nor an alias reassigned after the
+    # call, reaches ``page`` (notify/shadows.py).
 
 
 def test_candidates_exclude_each_other() -> None:
