@@ -182,20 +182,28 @@ class Screen:
                 classes[definition.name] = segment.number
                 if id(definition) in self._bases_only:
                     self.detected.add(segment.number)
-        # A subclass of a class parsed up front (``class Charge(BaseTask)``),
-        # or of one detection reads, is too.
-        eager_classes = _class_names(
-            s for s in self._segments if s.number not in waiting or s.number in self.detected
-        )
+        # A subclass of a class parsed up front (``class Charge(BaseTask)``)
+        # is too; a subclass of one detection reads is read by detection as
+        # well (a model's or a repository's family of classes stays text
+        # until detection asks whether one is a task).
+        eager_classes = _class_names(s for s in self._segments if s.number not in waiting)
+        read_classes = {name for name, number in classes.items() if number in self.detected}
         changed = True
         while changed:
             changed = False
             for name, number in list(classes.items()):
                 definition = waiting[number].definition()
                 assert isinstance(definition, ast.ClassDef)
-                if any(_dotted(base) in eager_classes for base in definition.bases):
+                bases = {_dotted(base) for base in definition.bases}
+                if bases & eager_classes:
                     del waiting[number], classes[name]
+                    self.detected.discard(number)
+                    read_classes.discard(name)
                     eager_classes.add(name)
+                    changed = True
+                elif bases & read_classes and name not in read_classes:
+                    self.detected.add(number)
+                    read_classes.add(name)
                     changed = True
         return waiting
 

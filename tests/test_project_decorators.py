@@ -487,8 +487,8 @@ def test_a_task_base_two_modules_away_through_classes_left_as_text(
     )
     loaded = load_source(mixins.encode(), str(package / "mixins.py"), project_decorator=lambda name: True)
     assert isinstance(loaded, LoadedModule)
-    # Local is parsed up front: it subclasses a class detection reads.
-    assert (list(loaded.index.classes.up_front()), loaded.index.classes.detected()) == (["Local"], ["Middle", "Page"])
+    # Local is left as text too, and read by detection: it subclasses a class detection reads.
+    assert (list(loaded.index.classes.up_front()), loaded.index.classes.detected()) == ([], ["Middle", "Local", "Page"])
     status, out, err = run_cli("check", "--no-cache", str(package))
     assert (status, err) == (1, "")
     assert reported(out) == [(str(package / "jobs.py"), 8, "IDM002")]
