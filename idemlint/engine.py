@@ -413,12 +413,89 @@ def _entry(result: _FileResult) -> "Entry":
 def _analyse_chunks(
     chunks: List[List[_Candidate]], files: "_ProjectFiles", settings: Settings, workers: int
 ) -> List[List[_FileResult]]:
+    """One result per candidate, chunk by chunk.
+
+    In one process each chunk is analysed with a project of its own.  With
+    workers, the files of each directory go together (they usually reach
+    the same helpers) and the directories are handed out one at a time,
+    the largest first, to whichever worker is free; each worker keeps its
+    project across what it gets (:class:`_WorkerRun`).  A task file whose
+    helpers reach half the application no longer holds up the files that
+    shared its contiguous chunk while the other worker idles.
+    """
     if workers == 1:
         return [_analyse_candidates(chunk, files, settings) for chunk in chunks]
     from idemlint.workers import worker_pool
 
-    with worker_pool(workers) as pool:
-        return list(pool.map(_analyse_candidates, chunks, [files] * len(chunks), [settings] * len(chunks)))
+    every = [candidate for chunk in chunks for candidate in chunk]
+    groups = _by_directory(every, -(-len(every) // (2 * workers)))
+    groups.sort(key=lambda numbers: -sum(len(every[n][1]) for n in numbers))
+    results: List[Optional[_FileResult]] = [None] * len(every)
+    with worker_pool(workers, _begin_worker_run, (files, settings)) as pool:
+        handed = [[every[n] for n in numbers] for numbers in groups]
+        for numbers, analysed in zip(groups, pool.map(_analyse_in_worker, handed)):
+            for number, result in zip(numbers, analysed):
+                results[number] = result
+    found = iter(results)
+    return [[_present(next(found)) for _ in chunk] for chunk in chunks]
+
+
+def _by_directory(candidates: Sequence[_Candidate], most: int) -> List[List[int]]:
+    """The candidates' numbers, grouped by the directory holding the file,
+    at most ``most`` a group (a directory holding most task files is still
+    shared out)."""
+    groups: Dict[str, List[int]] = {}
+    for number, (path, _) in enumerate(candidates):
+        groups.setdefault(os.path.dirname(os.path.abspath(path)), []).append(number)
+    return [numbers[i : i + most] for numbers in groups.values() for i in range(0, len(numbers), most)]
+
+
+def _present(result: Optional[_FileResult]) -> _FileResult:
+    assert result is not None  # every candidate was handed out, and map returns each result
+    return result
+
+
+class _WorkerRun:
+    """A worker's share of a run: the files it is handed, one at a time,
+    analysed with one project (the modules parsed, the helpers' summaries,
+    the enqueued tasks read) that serves them all, renewed every
+    ``MAX_FILES_PER_CHUNK`` files so that memory stays bounded.  What each
+    file's result depends on is recorded per file, as within a chunk."""
+
+    def __init__(self, files: "_ProjectFiles", settings: Settings) -> None:
+        self.files = files
+        self.settings = settings
+        self._state: Optional[Tuple["Project", "Summaries", "SubTasks"]] = None
+        self._analysed = 0
+
+    def analyse(self, candidate: _Candidate) -> _FileResult:
+        from idemlint.analysis import Summaries
+        from idemlint.project import Project
+
+        if self._state is None or self._analysed >= MAX_FILES_PER_CHUNK:
+            files = self.files
+            project = Project(files.files, self.settings.task_decorators, files.app_files)
+            summaries = Summaries()
+            self._state = (project, summaries, _sub_tasks(project, self.settings, summaries))
+            self._analysed = 0
+        self._analysed += 1
+        project, summaries, sub_tasks = self._state
+        return _analysed([candidate], project, self.settings, summaries, sub_tasks)[0]
+
+
+_WORKER_RUN: Optional[_WorkerRun] = None
+
+
+def _begin_worker_run(files: "_ProjectFiles", settings: Settings) -> None:
+    """Run in each worker before any work (see idemlint.workers.worker_pool)."""
+    global _WORKER_RUN
+    _WORKER_RUN = _WorkerRun(files, settings)
+    gc.set_threshold(_ANALYSIS_COLLECTION_THRESHOLD, *gc.get_threshold()[1:])  # the worker only analyses
+
+
+def _analyse_in_worker(candidates: List[_Candidate]) -> List[_FileResult]:
+    assert _WORKER_RUN is not None, "a worker analyses only after _begin_worker_run"
+    return [_WORKER_RUN.analyse(candidate) for candidate in candidates]
 
 
 def _analyse_candidates(
@@ -458,22 +535,36 @@ def _fewer_collections() -> Iterator[None]:
         gc.set_threshold(*before)
 
 
-def _analysed(candidates: List[_Candidate], project: "Project", settings: Settings) -> List[_FileResult]:
+def _analysed(
+    candidates: List[_Candidate],
+    project: "Project",
+    settings: Settings,
+    summaries: Optional["Summaries"] = None,
+    sub_tasks: Optional["SubTasks"] = None,
+) -> List[_FileResult]:
+    """Analyse task files with ``project`` (and the summaries and enqueued
+    tasks' readings of earlier files analysed with it, when given)."""
     from idemlint.analysis import Summaries
 
-    loaded = []
+    loaded: List[Union["LoadedModule", FileProblem]] = []
     # What deciding which definitions to parse up front looked up is part of
     # what each file's result depends on.
     load_lookups: List[List["Lookup"]] = []
     for path, raw in candidates:
+        reused = project.loaded_from(path, raw)
+        if reused is not None:
+            loaded.append(reused[0])
+            load_lookups.append(reused[1])
+            continue
         start = len(project.lookups)
         loaded.append(_load(raw, path, None, settings.task_decorators, project.may_be_task_decorator))
         load_lookups.append(project.lookups[start:])
     for module, looked_up in zip(loaded, load_lookups):
         if not isinstance(module, FileProblem):
             project.register(module, looked_up)  # a helper in a task's own file is not parsed twice
-    summaries = Summaries()
-    sub_tasks = _sub_tasks(project, settings, summaries)
+    if summaries is None or sub_tasks is None:
+        summaries = Summaries()
+        sub_tasks = _sub_tasks(project, settings, summaries)
     results = []
     for module, looked_up in zip(loaded, load_lookups):
         if isinstance(module, FileProblem):

@@ -131,6 +131,16 @@ class Project:
         self.lookups.append((name, path, digest))
         return loaded
 
+    def loaded_from(self, path: str, raw: bytes) -> Optional[Tuple[LoadedModule, List[Lookup]]]:
+        """The module a lookup already loaded from the file ``path``, when
+        it was read from the bytes ``raw``, with what loading it looked up:
+        a task file reached as another's helper first is not parsed again."""
+        name, _ = module_name(path)
+        loaded, lookups, digest = self._loaded.get(name, (None, [], "")) if name else (None, [], "")
+        if loaded is None or loaded.path != path or digest != content_hash(raw):
+            return None
+        return loaded, list(lookups)
+
     def register(self, loaded: LoadedModule, lookups: Sequence[Lookup] = ()) -> None:
         """A module the engine parsed itself (a task file) is not parsed again:
         whoever looks it up depends on the bytes the engine read."""

@@ -22,7 +22,7 @@ import sys
 import threading
 from contextlib import contextmanager
 from types import FrameType
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Tuple
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -34,11 +34,14 @@ _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
 
 @contextmanager
-def worker_pool(workers: int) -> Iterator["ProcessPoolExecutor"]:
-    """A process pool whose workers exit when the run ends, however it ends.
+def worker_pool(
+    workers: int, setup: Optional[Callable[..., None]] = None, setup_args: Tuple[Any, ...] = ()
+) -> Iterator["ProcessPoolExecutor"]:
+    """A process pool whose workers exit when the run ends, however it ends;
+    each runs ``setup(*setup_args)`` before any work.
 
     Interrupted (Ctrl-C or any exception), the workers are stopped at once
-    instead of finishing the chunks they started; Ctrl-C is then raised as
+    instead of finishing the work they started; Ctrl-C is then raised as
     ``KeyboardInterrupt`` once the pool is shut down.
     """
     import multiprocessing
@@ -52,7 +55,7 @@ def worker_pool(workers: int) -> Iterator["ProcessPoolExecutor"]:
             max_workers=workers,
             mp_context=context,
             initializer=_start_worker,
-            initargs=(reading_end, writing_end),
+            initargs=(reading_end, writing_end, setup, setup_args),
         )
         failed = False
         try:
@@ -126,14 +129,22 @@ def _interrupts_cut(lifeline: _Lifeline) -> Iterator[None]:
             signal.signal(signal.SIGINT, previous)
 
 
-def _start_worker(reading_end: "Connection", writing_end: "Connection") -> None:
-    """Run in each worker before any work: tie its life to the main process's."""
+def _start_worker(
+    reading_end: "Connection",
+    writing_end: "Connection",
+    setup: Optional[Callable[..., None]],
+    setup_args: Tuple[Any, ...],
+) -> None:
+    """Run in each worker before any work: tie its life to the main
+    process's, then the run's own setup."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # The worker's own copy of the writing end (inherited by fork, or passed
     # to a spawned worker): while it is open, the lifeline could never end.
     writing_end.close()
     _die_with_parent()
     threading.Thread(target=_watch, args=(reading_end,), name="idemlint-lifeline", daemon=True).start()
+    if setup is not None:
+        setup(*setup_args)
 
 
 def _watch(reading_end: "Connection") -> None:
