@@ -260,7 +260,8 @@ def _workers(jobs: Optional[int], candidates: int) -> int:
 
 # A process's memory grows with the modules it parses (libcst trees are large,
 # about 8 KB a line): files are analysed in chunks of at most this many, each
-# with its own project, whose trees are freed before the next chunk.
+# with its own project, whose trees are freed before the next chunk (a
+# worker renews its project after as many files).
 MAX_FILES_PER_CHUNK = 40
 
 
@@ -428,7 +429,7 @@ def _analyse_chunks(
     from idemlint.workers import worker_pool
 
     every = [candidate for chunk in chunks for candidate in chunk]
-    groups = _by_directory(every, -(-len(every) // (2 * workers)))
+    groups = _by_directory(every, max(1, -(-len(every) // (2 * workers))))
     groups.sort(key=lambda numbers: -sum(len(every[n][1]) for n in numbers))
     results: List[Optional[_FileResult]] = [None] * len(every)
     with worker_pool(workers, _begin_worker_run, (files, settings)) as pool:
