@@ -99,14 +99,16 @@ class Project:
         # are parsed up front depends on it), replayed whenever it is used,
         # and the hash of the bytes read for it (cache.UNREADABLE: none).
         self._loaded: Dict[str, Tuple[Optional[LoadedModule], List[Lookup], str]] = {}
-        self._decorators: Dict[str, Tuple[Optional[Made], List[Lookup]]] = {}
-        # The names being followed, and whether an answer was cut short (see _followed).
+        self._decorators: Dict[str, Tuple[Optional[Made], List[Lookup], int]] = {}
+        # The names being followed, whether an answer was cut short, and how
+        # many were being followed at most while the current one was (see _followed).
         self._resolving: List[str] = []
         self._cut = False
+        self._deepest = 0
         self._enqueue_wrappers: Dict[str, Dict[str, Handing]] = {}
-        self._task_bases: Dict[str, Tuple[bool, List[Lookup]]] = {}
+        self._task_bases: Dict[str, Tuple[bool, List[Lookup], int]] = {}
         self._wrappers: Dict[str, Dict[str, str]] = {}
-        self._class_options: Dict[str, Tuple[Optional[ClassOptions], List[Lookup]]] = {}
+        self._class_options: Dict[str, Tuple[Optional[ClassOptions], List[Lookup], int]] = {}
         # Each app (qualified) and its task class (qualified; None: Celery's own).
         self._apps: Optional[Tuple[Dict[str, Optional[str]], List[Lookup]]] = None
         self._tasks_found: Dict[str, Tuple[Set[int], List[Lookup]]] = {}
@@ -143,7 +145,11 @@ class Project:
 
     def register(self, loaded: LoadedModule, lookups: Sequence[Lookup] = ()) -> None:
         """A module the engine parsed itself (a task file) is not parsed again:
-        whoever looks it up depends on the bytes the engine read."""
+        whoever looks it up depends on the bytes the engine read.  A file
+        whose module name another file claims (two top-level ``tasks.py``
+        in directories without ``__init__.py``) is not what that name loads."""
+        if self.files.get(loaded.name) != loaded.path:
+            return
         self._loaded[loaded.name] = (loaded, list(lookups), loaded.digest or UNREADABLE)
 
     def task_decorator(self, qualified: str) -> Optional[Made]:
@@ -163,7 +169,7 @@ class Project:
 
     def _followed(
         self,
-        memo: Dict[str, Tuple[Found, List[Lookup]]],
+        memo: Dict[str, Tuple[Found, List[Lookup], int]],
         qualified: str,
         compute: Callable[[str], Found],
         nothing: Found,
@@ -171,23 +177,29 @@ class Project:
         """``compute(qualified)``, which may ask again about the names it
         re-exports: a cycle or a chain longer than ``MAX_ALIAS_HOPS`` finds
         ``nothing``, and an answer cut so is not remembered (it would make
-        what a later question finds depend on the questions before it)."""
-        if qualified in memo:
-            found, lookups = memo[qualified]
+        what a later question finds depend on the questions before it).
+        A remembered answer serves only where the hops it took still fit
+        below the question being asked, as computing it there would."""
+        depth = len(self._resolving)
+        if qualified in memo and depth + memo[qualified][2] <= MAX_ALIAS_HOPS:
+            found, lookups, hops = memo[qualified]
             self.lookups += lookups
+            self._deepest = max(self._deepest, depth + hops)
             return found
-        if qualified in self._resolving or len(self._resolving) >= MAX_ALIAS_HOPS:
+        if qualified in self._resolving or depth >= MAX_ALIAS_HOPS:
             self._cut = True
             return nothing
         cut_before, self._cut = self._cut, False
+        deepest_before, self._deepest = self._deepest, depth + 1
         start = len(self.lookups)
         self._resolving.append(qualified)
         try:
             found = compute(qualified)
         finally:
             self._resolving.pop()
+        hops, self._deepest = self._deepest - depth, max(deepest_before, self._deepest)
         if not self._cut:
-            memo[qualified] = (found, self.lookups[start:])
+            memo[qualified] = (found, self.lookups[start:], hops)
         self._cut = self._cut or cut_before
         return found
 

@@ -195,7 +195,9 @@ class Screen:
                 definition = waiting[number].definition()
                 assert isinstance(definition, ast.ClassDef)
                 bases = {_dotted(base) for base in definition.bases}
-                if bases & eager_classes:
+                # One that can be a task itself (a ``run``) is parsed up
+                # front: class-based tasks are found among those.
+                if bases & eager_classes or (bases & read_classes and _defines_task_method(definition)):
                     del waiting[number], classes[name]
                     self.detected.discard(number)
                     read_classes.discard(name)
@@ -318,7 +320,7 @@ class Screen:
         return False
 
     def _may_be_a_task_itself(self, definition: ast.ClassDef) -> bool:
-        if any(isinstance(m, _Function) and m.name in _TASK_METHODS for m in definition.body):
+        if _defines_task_method(definition):
             return True
         if self._local_classes is None:
             self._local_classes = _class_names(self._segments)
@@ -352,6 +354,11 @@ class Screen:
         else:
             base = self._imports.get(first)
         return ".".join(part for part in (base, rest) if part) if base else None
+
+
+def _defines_task_method(definition: ast.ClassDef) -> bool:
+    """Whether a class's body defines what a task class runs (``run``, ``__call__``)."""
+    return any(isinstance(m, _Function) and m.name in _TASK_METHODS for m in definition.body)
 
 
 def _closure(names: Set[str], bindings: Sequence[Tuple[str, str]]) -> Set[str]:

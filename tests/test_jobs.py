@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pathlib
 import shutil
+import textwrap
+from typing import Dict, List, Tuple
 
 import pytest
 
@@ -54,3 +56,94 @@ def test_workers_are_not_started_for_a_handful_of_files() -> None:
 
     assert _workers(None, FILES_PER_WORKER - 1) == 1
     assert _workers(3, 1) == 3
+
+
+def _write(root: pathlib.Path, files: Dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+def _in_each_order(root: pathlib.Path) -> List[List[Tuple[str, int, str]]]:
+    """The findings a worker's project gives for each file, the files
+    handed to it in path order and in reverse."""
+    from idemlint import engine
+
+    named, files, _ = engine._files_to_check([str(root)], DEFAULT_SETTINGS, False, None)
+    candidates, _, app_files, _ = engine._candidates(files, DEFAULT_SETTINGS)
+    project_files = engine._ProjectFiles(files, app_files)
+    found = []
+    for order in (candidates, candidates[::-1]):
+        run = engine._WorkerRun(project_files, DEFAULT_SETTINGS)
+        results = [run.analyse(candidate) for candidate in order]
+        found.append(sorted((pathlib.Path(f.path).name, f.line, f.code) for r in results for f in r.findings))
+    return found
+
+
+def test_a_re_export_chain_answered_nearer_the_end_first_is_no_shortcut(tmp_path: pathlib.Path) -> None:
+    """``long`` imports the project's task decorator six re-exports away,
+    past the limit; ``short`` three away. Which file a worker gets first
+    must not decide whether ``long``'s function is a task."""
+    chain = {f"app/r{n}.py": f"from app.r{n + 1} import project_task\n" for n in range(1, 5)}
+    _write(tmp_path, {
+        "app/__init__.py": "",
+        "app/celery.py": "from celery import shared_task\n\nproject_task = shared_task\n",
+        **chain,
+        "app/r5.py": "from app.celery import project_task\n",
+        "app/long/__init__.py": "",
+        "app/long/jobs.py": """
+            import requests
+            from app.r1 import project_task
+
+            @project_task
+            def notify(order_id):
+                requests.post("https://partner.example/orders", json={"order": order_id})
+            """,
+        "app/short/__init__.py": "",
+        "app/short/jobs.py": """
+            import requests
+            from app.r3 import project_task
+
+            @project_task
+            def notify(order_id):
+                requests.post("https://partner.example/orders", json={"order": order_id})
+            """,
+    })
+    in_order, reversed_order = _in_each_order(tmp_path / "app")
+    assert in_order == reversed_order
+    assert lint_paths([str(tmp_path / "app")], jobs=2) == lint_paths([str(tmp_path / "app")], jobs=1)
+
+
+def test_a_task_file_whose_module_name_another_file_claims_is_not_that_module(tmp_path: pathlib.Path) -> None:
+    """Two ``tasks.py`` in directories without ``__init__.py`` both claim the
+    module name ``tasks``; ``from tasks import send`` is the first one's,
+    whichever file the worker analyses first."""
+    _write(tmp_path, {
+        "svc1/jobs.py": """
+            from celery import shared_task
+            from tasks import send
+
+            @shared_task
+            def notify(order_id):
+                send(order_id)
+            """,
+        "svc1/tasks.py": """
+            import requests
+
+            def send(order_id):
+                requests.post("https://partner.example/orders", json={"order": order_id})
+            """,
+        "svc2/tasks.py": """
+            from celery import shared_task
+
+            def send(order_id):
+                pass
+
+            @shared_task
+            def other(order_id):
+                send(order_id)
+            """,
+    })
+    in_order, reversed_order = _in_each_order(tmp_path)
+    assert in_order == reversed_order == [("tasks.py", 5, "IDM002")]

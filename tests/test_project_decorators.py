@@ -494,3 +494,24 @@ def test_a_task_base_two_modules_away_through_classes_left_as_text(
     assert reported(out) == [(str(package / "jobs.py"), 8, "IDM002")]
     status, out, _ = run_cli("tasks", str(package))
     assert "Sync" in out and "Render" not in out
+
+
+def test_a_task_class_below_a_class_left_as_text_is_found(tmp_path: pathlib.Path, run_cli: RunCli) -> None:
+    """``Mid`` subclasses a project task base and stays text for detection;
+    ``Sync(Mid)`` defines ``run``, so it is parsed up front, where
+    class-based tasks are found."""
+    package = tmp_path / "app"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "base.py").write_text("from celery import Task\n\n\nclass Base(Task):\n    abstract = True\n")
+    (package / "jobs.py").write_text(
+        "# Task classes\nimport requests\nfrom app.base import Base\n\n\nclass Mid(Base):\n    pass\n\n\n"
+        "class Sync(Mid):\n    def run(self, order_id):\n"
+        "        requests.post('https://x.example', json={'o': order_id})\n"
+    )
+    status, out, err = run_cli("check", "--no-cache", str(package))
+    assert (status, err) == (1, "")
+    assert reported(out) == [(str(package / "jobs.py"), 12, "IDM002")]
+    status, out, _ = run_cli("tasks", str(package))
+    assert "app.jobs.Sync" in out
+
