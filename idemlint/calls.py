@@ -588,7 +588,7 @@ class Calls:
     ) -> Optional[Instance]:
         function = definition.function
         found: Optional[Instance] = None
-        assigned = local_assignments(function.body.body)
+        assigned = _local_assignments(function.body.body)
         known = {
             name: value for name, value in _literal_arguments(definition, call).items() if name not in assigned
         }
@@ -725,7 +725,7 @@ class Calls:
         function = module.index.functions.get(name)
         if function is None or hops > MAX_HOPS:
             return None
-        assigned = local_assignments(function.body.body)
+        assigned = _local_assignments(function.body.body)
         made: Set[str] = set()
         for value in _returned_values(function.body.body):
             if value is None or (isinstance(value, cst.Name) and value.value == "None"):
@@ -832,7 +832,7 @@ class _MethodLeftUnparsed(Exception):
 _IN_A_LIBRARY = object()
 
 
-def local_assignments(statements: Statements) -> Dict[str, List[cst.BaseExpression]]:
+def _local_assignments(statements: Statements) -> Dict[str, List[cst.BaseExpression]]:
     """Every value each local name is assigned in a body (its nested blocks
     too, not its nested functions)."""
     found: Dict[str, List[cst.BaseExpression]] = {}
@@ -845,7 +845,7 @@ def local_assignments(statements: Statements) -> Dict[str, List[cst.BaseExpressi
                             found.setdefault(target.target.value, []).append(small.value)
         elif isinstance(statement, cst.BaseCompoundStatement):
             for block in _blocks(statement):
-                for name, values in local_assignments(block).items():
+                for name, values in _local_assignments(block).items():
                     found.setdefault(name, []).extend(values)
     return found
 

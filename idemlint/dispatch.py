@@ -26,7 +26,6 @@ import libcst as cst
 
 from idemlint.calls import Calls, Definition, assigned_in
 from idemlint.names import argument
-
 from idemlint.project import LoadedModule
 
 if TYPE_CHECKING:
@@ -171,10 +170,10 @@ def _values_before(name: str, scope: "FunctionScope") -> Optional[List[cst.BaseE
 
 def _module_constant(
     name: str, scope: "FunctionScope", calls: Calls
-) -> Optional[Tuple[cst.BaseExpression, "LoadedModule"]]:
+) -> Optional[Tuple[cst.BaseExpression, LoadedModule]]:
     """The module-level value ``name`` has where the scope's function is
     written: its module's own, or one imported from a project module."""
     index = scope.module.index
-    if name in index.constants and not index.resolver().is_imported(name):
+    if name in index.constants and name not in index.imports:
         return index.constants[name], scope.module
     return calls.constant_imported(name, scope.resolver)

@@ -488,10 +488,10 @@ class Later:
         self.waiting = dict(waiting)
         self.detected = detected  # the classes detection reads (Screen.detected)
         self.pieces: List[Piece] = []  # parsed so far, for positions
-        # Each member parsed alone, by id of its CPython statement: every
+        # Each member parsed alone, by its CPython statement: every
         # resolution that asks for it gets the same tree, so a method walked
         # for one task is a summary the next can replay.
-        self._members: Dict[int, Optional[cst.ClassDef]] = {}
+        self._members: Dict[ast.stmt, Optional[cst.ClassDef]] = {}
 
     def parse(self, segment: Segment) -> cst.BaseCompoundStatement:
         text = "".join(self._lines[segment.first_line - 1 : segment.last_line])
@@ -507,9 +507,9 @@ class Later:
         together.  A method called on a class of thousands of lines costs
         the method's parse, not the class's (a class with a method has an
         indented body, below its header).  Parsed once a run."""
-        if id(member) not in self._members:
-            self._members[id(member)] = self._parse_member(segment, member)
-        return self._members[id(member)]
+        if member not in self._members:
+            self._members[member] = self._parse_member(segment, member)
+        return self._members[member]
 
     def _parse_member(self, segment: Segment, member: ast.stmt) -> Optional[cst.ClassDef]:
         klass = segment.definition()
