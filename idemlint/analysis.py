@@ -23,7 +23,8 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.calls import Calls, Definition, ProjectClass, bind_arguments, closure_context, known_parameters
-from idemlint.calls import UNPARSED_METHOD, fetched_instance, known_truth, note_assigned, parameters
+from idemlint.calls import UNPARSED_METHOD, fetched_instance, keywords_collected, known_truth, note_assigned
+from idemlint.calls import parameters
 from idemlint.dispatch import NOTHING, Picked, candidates
 from idemlint.findings import PAST_DEPTH, PAST_EVENTS
 from idemlint.names import Resolver, argument, children, dotted_name, import_bindings
@@ -635,7 +636,12 @@ class TraceBuilder:
             if helper is None and not picked.complete:
                 # A library object built in another project module
                 # (``from app.extensions import mail``) is called as the library's.
-                callee = self.calls.library_callee(call.func, scope) or callee
+                # So is a method a project class inherits from a library's.
+                callee = (
+                    self.calls.library_callee(call.func, scope)
+                    or self.calls.inherited_library_method(call.func, scope)
+                    or callee
+                )
             enqueued = self._enqueued(call, scope) if helper is None and not picked.complete else None
             self._emit(
                 "call", call, scope, path, callee=callee, discarded=call is discarded,
@@ -728,7 +734,9 @@ class TraceBuilder:
         of instance, with the same names bound around a
         closure, at a depth it serves (:meth:`Summary.serves`).
         """
-        arguments = list(bind_arguments(parameters(helper), call))
+        named = parameters(helper)
+        arguments = list(bind_arguments(named, call))
+        collected = keywords_collected(helper.function, named, call)
         known = known_parameters(helper.function, call, arguments)
         key = (
             id(helper.function),
@@ -755,6 +763,11 @@ class TraceBuilder:
             )
             if summary is None:
                 scope.resolver.bind(name, value)
+        if collected is not None:
+            self._emit(
+                "bind", collected[1], scope, path + (boundary,), targets=(cst.Name(collected[0]),),
+                value=collected[1], value_scope=caller,
+            )
         self._running.append((call, caller.module, caller.qualified_name))
         hop = _is_hop(helper)
         self._hops += hop

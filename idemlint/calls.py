@@ -27,7 +27,9 @@ A call whose callee is picked at run time from functions the code names
 :mod:`idemlint.dispatch` finds them with this module's resolution.
 
 Methods are looked up along the class's method resolution order over
-project classes; framework and third-party bases are ignored.  Resolution
+project classes; a method none of them defines is the first library
+base's (``requests.Session().post``), named for the catalogue, never
+followed.  Resolution
 is a small walk over the dotted name :class:`idemlint.names.Resolver` gives
 a call (``pkg.clients.client.send``, ``Notifier().send``): each part steps
 from a module, a class, an instance or a function to the next.
@@ -141,8 +143,10 @@ class Calls:
     """Resolves calls for the traces of one run; ``project`` is None when a
     file is linted alone (then only its own definitions are known)."""
 
-    def __init__(self, project: Optional["Project"]) -> None:
+    def __init__(self, project: Optional["Project"], effect_methods: Optional[catalog.Glob] = None) -> None:
         self.project = project
+        # The method names worth asking a library base about (see inherited_library_method).
+        self._effect_methods = effect_methods or catalog.method_names(catalog.EFFECT_PATTERNS)
         self._closures: Dict[int, Dict[str, cst.FunctionDef]] = {}
         # What one run learns about a class, by ProjectClass.key.
         self._method_names: Dict[Tuple[int, str], AbstractSet[str]] = {}
@@ -151,6 +155,7 @@ class Calls:
         self._parse_methods = True  # see resolve
         self._orders: Dict[Tuple[int, str], List[ProjectClass]] = {}
         self._assignments: Dict[Tuple[int, str], Dict[str, List[cst.BaseExpression]]] = {}
+        self._library_bases: Dict[Tuple[int, str], Optional[str]] = {}
         # How many expressions are being evaluated, one inside another (a
         # class's bases, an attribute's value, a factory's return): past
         # MAX_NESTING, code whose names refer to each other in a loop ends.
@@ -668,6 +673,52 @@ class Calls:
             current = f"{scope.module.name}.{current}"  # a factory of the task's own module
         return self._library_name(current, 0)
 
+    def inherited_library_method(self, func: cst.BaseExpression, scope: "FunctionScope") -> Optional[str]:
+        """The library's name for a method a project class inherits from a
+        library base: ``post`` on an instance of ``class ApiSession(requests.Session)``
+        (made here, held by ``self.session``, or ``self`` inside the class;
+        ``super().post`` in an override) is ``requests.Session().post``.
+        None when the project defines the method along the class's method
+        resolution order, or when none of its bases is a library's."""
+        if not isinstance(func, cst.Attribute):
+            return None
+        receiver, name = func.value, func.attr.value
+        if not self._effect_methods.matches(name):
+            return None  # no side effect is called so: not worth loading the classes
+        if _is_super(receiver) and scope.instance is not None:
+            if self._method(scope.instance, name, self._defining_class(scope), below=True) is not None:
+                return None
+            owner = scope.instance
+        else:
+            if isinstance(receiver, cst.Name) and _is_self(scope, receiver.value) and scope.instance is not None:
+                value: Optional[_Value] = Instance(scope.instance)
+            else:
+                value = self.value_of(receiver, scope)
+            if not isinstance(value, Instance) or self._method(value.of, name) is not None:
+                return None
+            owner = value.of
+        base = self._library_base(owner)
+        return f"{base}().{name}" if base is not None else None
+
+    def _library_base(self, owner: ProjectClass) -> Optional[str]:
+        """The first base along the class's method resolution order that no
+        project module defines (``requests.Session``), by its dotted name."""
+        if owner.key not in self._library_bases:
+            self._library_bases[owner.key] = None
+            for klass in self.method_order(owner):
+                resolver = klass.module.index.resolver()
+                for base in _base_expressions(klass):
+                    name = resolver.resolve(base)
+                    if (
+                        name is not None
+                        and "." in name
+                        and not _defines(klass.module, _base(name.split(".", 1)[0]))
+                        and self._library_step(name) is _IN_A_LIBRARY
+                    ):
+                        self._library_bases[owner.key] = name
+                        return name
+        return self._library_bases[owner.key]
+
     def _library_name(self, name: Optional[str], hops: int) -> Optional[str]:
         """``name`` with every project binding it starts with replaced, until
         it names a library's object; None when it never does, or when it
@@ -711,7 +762,11 @@ class Calls:
                 made = self._library_made(module, base, hops) if suffix.startswith("()") else None
                 return ".".join([made + suffix[2:], *rest]) if made is not None else None
             bound = index.resolver().lookup(base)
-            return ".".join([bound + suffix, *rest]) if bound is not None else None
+            if bound is None:
+                return None
+            if _defines(module, _base(bound.split(".", 1)[0])):
+                bound = f"{module.name}.{bound}"  # ``session = Session()``, its own class
+            return ".".join([bound + suffix, *rest])
         return _IN_A_LIBRARY
 
     def _library_made(self, module: "LoadedModule", name: str, hops: int = 0) -> Optional[str]:
@@ -1417,6 +1472,27 @@ def bind_arguments(
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value in parameters:
             yield arg.keyword.value, arg.value
+
+
+@functools.lru_cache(maxsize=1024)  # the same call is entered once per task that reaches it
+def keywords_collected(
+    function: cst.FunctionDef, parameters: Tuple[str, ...], call: cst.Call
+) -> Optional[Tuple[str, cst.Dict]]:
+    """The function's ``**kwargs`` parameter and what ``call`` fills it
+    with, as a dict literal (``api.post("/charges", json=body)`` gives
+    ``kwargs = {"json": body}``), so that a wrapper handing ``**kwargs`` on
+    to a library is read at the call that names them.  None when the
+    function has no such parameter, or the call splats arguments we
+    cannot see."""
+    star = function.params.star_kwarg
+    if star is None or any(arg.star for arg in call.args):
+        return None
+    elements = [
+        cst.DictElement(cst.SimpleString(repr(arg.keyword.value)), arg.value)
+        for arg in call.args
+        if arg.keyword is not None and arg.keyword.value not in parameters
+    ]
+    return star.name.value, cst.Dict(elements)
 
 
 def fetched_instance(resolver: Resolver, value: cst.BaseExpression) -> Optional[str]:

@@ -18,7 +18,7 @@ import itertools
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple, TypeVar
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, TypeVar
 
 
 MAX_GLOB_ALTERNATIVES = 1024
@@ -142,7 +142,10 @@ class KeyableEffect:
     ``key_names`` are the entry's own key parameters, beside the accepted
     spellings: a keyword argument, or an entry of a dict passed positionally
     or in a key container (PagerDuty's ``dedup_key``, PostHog's ``uuid``),
-    compared without case, ``-`` or ``_``.  ``family``, ``library`` (the
+    compared without case, ``-`` or ``_``.  ``payload_classes`` are the SDK's
+    request objects (globs over resolved names, Opsgenie's
+    ``CreateAlertPayload``), whose keyword arguments are read as a dict's
+    entries are.  ``family``, ``library`` (the
     distribution on PyPI) and ``read`` (the version and file or page its
     signature was read from) are what docs/catalogue.md shows.
     """
@@ -158,6 +161,7 @@ class KeyableEffect:
     ignore_case: bool = False
     key_containers: Tuple[str, ...] = ("headers", "options", "request_options", "extra_headers")
     key_names: Tuple[str, ...] = ()
+    payload_classes: Tuple[str, ...] = ()
     family: str = ""
     library: str = ""
     read: str = ""
@@ -166,25 +170,77 @@ class KeyableEffect:
 @dataclass(frozen=True)
 class NonKeyableEffect:
     """An API with no idempotency key: a second call is a second message.
-    ``family``, ``library`` and ``read`` as for :class:`KeyableEffect`."""
+    ``dedup_names`` are the arguments some of its targets deduplicate on
+    (SQS and SNS FIFO queues and topics: ``MessageDeduplicationId``, also
+    inside each of a batch's ``Entries``): a call that passes one is no
+    repeated message, and a random value there is IDM001's.  ``family``,
+    ``library`` and ``read`` as for :class:`KeyableEffect`."""
 
     pattern: str
     label: str
     family: str = ""
     library: str = ""
     read: str = ""
+    dedup_names: Tuple[str, ...] = ()
+
+
+@lru_cache(maxsize=8)
+def method_names(patterns: Tuple[str, ...]) -> Glob:
+    """The method names ``patterns`` end in, as one glob (``post`` for
+    ``requests.*().post``, ``send_*`` for ``telegram.*().send_*``): what a
+    call's name must match before it is worth asking which library class
+    the method comes from.  Everything, should the names not fit one glob."""
+    finals: Set[str] = set()
+    for pattern in patterns:
+        try:
+            choices = _brace_choices(pattern)
+        except ValueError:
+            return compile_glob("*")
+        for texts in itertools.product(*choices):
+            finals.add("".join(texts).rsplit(".", 1)[-1].replace("()", "") or "*")
+    try:
+        return compile_glob("{" + ",".join(sorted(finals)) + "}")
+    except ValueError:
+        return compile_glob("*")
+
+
+@lru_cache(maxsize=None)
+def dedup_key_effect(effect: NonKeyableEffect) -> KeyableEffect:
+    """A message API's dedup arguments read the way an idempotency key is:
+    as a keyword, an entry of a dict passed positionally or splatted, or in
+    each entry of a batch's ``Entries``."""
+    return KeyableEffect(
+        effect.pattern,
+        effect.label,
+        "",
+        key_containers=("Entries", "PublishBatchRequestEntries"),
+        key_names=effect.dedup_names,
+        family=effect.family,
+        library=effect.library,
+    )
 
 
 # The HTTP verbs a client is called by; which of them are effects is decided
 # by the method (see KEYABLE_HTTP_METHODS), not by the pattern.
 _HTTP_VERBS = "{post,put,patch,delete}"
 _HTTP_REPEAT = "sends the request again and the server applies it twice"
+HTTP_READ = (
+    "requests 2.34.2, src/requests/api.py (post(url, data=None, json=None, **kwargs), "
+    "request(method, url, **kwargs)), sessions.py (Session.request(method, url, ...)); "
+    "httpx 0.28.1, httpx/_api.py, _client.py (request(method, url, *, ...)); "
+    "aiohttp 3.14.3, aiohttp/client.py (ClientSession.request(method, url, **kwargs), post(url, *, data=None, ...))"
+)
+URLLIB3_READ = (
+    "urllib3 2.7.0, src/urllib3/__init__.py (request(method, url, *, body=None, fields=None, "
+    "headers=None, ..., json=None)), _request_methods.py (RequestMethods.request(method, url, ...)), "
+    "connectionpool.py (urlopen(method, url, body=None, headers=None, ...))"
+)
 BIGQUERY_READ = (
     "google-cloud-bigquery 2.x+, google/cloud/bigquery/client.py (insert_rows_json(table, "
     "json_rows, row_ids=AutoRowIDs.GENERATE_UUID, ...); insert_rows passes **kwargs on)"
 )
 YOOKASSA_READ = (
-    "yookassa, yookassa/payment.py (create(params, idempotency_key=None), "
+    "yookassa 3.13.0, src/yookassa/payment.py (create(params, idempotency_key=None), "
     "capture(payment_id, params=None, idempotency_key=None), "
     "cancel(payment_id, idempotency_key=None); uuid4() when none is given)"
 )
@@ -198,7 +254,8 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         sdk_random_key=True,
         family="payments",
         library="stripe",
-        read="stripe-python README (StripeClient, options={\"idempotency_key\": ...})",
+        read="stripe-python 15.3.1, stripe/_stripe_client.py (StripeClient.v1.*), _request_options.py "
+        "(options={\"idempotency_key\": ...})",
     ),
     KeyableEffect(
         "stripe.*.{create,create_*,capture,confirm,pay,refund,"
@@ -208,7 +265,8 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         sdk_random_key=True,
         family="payments",
         library="stripe",
-        read="stripe-python README (Resource.create(..., idempotency_key=...))",
+        read="stripe-python 15.3.1, stripe/_customer.py (Customer.create(**params); the params "
+        "inherit RequestOptions, idempotency_key included)",
     ),
     KeyableEffect(
         "yookassa.*.create",
@@ -240,42 +298,66 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         library="yookassa",
         read=YOOKASSA_READ,
     ),
+    # Square's key is required by its API; a random one is the mistake (IDM001).
+    # The new SDK takes it as a keyword, the legacy one (square_legacy since
+    # v42) inside the body dict; capturing (complete) takes none.
     KeyableEffect(
-        "square.*.{create_payment,complete_payment,refund_payment,"
-        "payments.create,refunds.create}",
+        "{square,square_legacy}.*.{payments.create,payments.update,refunds.refund_payment,"
+        "create_payment,update_payment,refund_payment}",
         "Square",
-        "charges the customer twice",
+        "charges or refunds the customer twice",
         opaque_positional=True,
         key_containers=("body", "request", "options"),
         family="payments",
         library="squareup",
+        read="45.1.0 (and 42.0, 43.2), src/square/payments/client.py (create(*, source_id, "
+        "idempotency_key, ...)), refunds/client.py (refund_payment(*, idempotency_key, ...)); "
+        "41.0.0, square/api/payments_api.py (create_payment(body)), refunds_api.py (refund_payment(body))",
     ),
+    # Adyen sends Idempotency-Key only when one is passed, as an argument of
+    # its own (never inside the request).
     KeyableEffect(
-        "Adyen.*.{payments,capture_authorised_payment,refund_captured_payment,"
-        "cancel_authorised_payment,make_instant_card_payout}",
+        "Adyen.*.{payments,cancel_authorised_payment,payout,make_instant_card_payout}",
         "Adyen",
-        "charges the customer twice",
-        opaque_positional=True,
+        "charges or pays out twice",
+        key_position=1,
         family="payments",
         library="Adyen",
-        read="Adyen-python-api-library checkout service "
-        "(payments(request, idempotency_key=None, **kwargs))",
+        read="15.0.2, Adyen/services/checkout/payments_api.py (payments(request, idempotency_key=None, "
+        "**kwargs)), modifications_api.py, payouts/instant_payouts_api.py (payout(request, "
+        "idempotency_key=None); make_instant_card_payout before 9.0.0)",
+    ),
+    KeyableEffect(
+        "Adyen.*.{capture_authorised_payment,refund_captured_payment,"
+        "cancel_authorised_payment_by_psp_reference,refund_or_cancel_payment}",
+        "Adyen",
+        "captures or refunds the payment twice",
+        key_position=2,
+        family="payments",
+        library="Adyen",
+        read="15.0.2, Adyen/services/checkout/modifications_api.py (capture_authorised_payment(request, "
+        "paymentPspReference, idempotency_key=None, **kwargs))",
     ),
     KeyableEffect(
         "checkout_sdk.*.{request_payment,request_payout}",
         "Checkout.com",
-        "charges the customer twice",
+        "charges the customer or pays out twice",
         key_position=1,
         family="payments",
         library="checkout-sdk",
+        read="3.8.0, checkout_sdk/payments/payments_client.py (request_payment(payment_request, "
+        "idempotency_key=None), request_payout(payout_request, idempotency_key=None))",
     ),
     KeyableEffect(
-        "checkout_sdk.*.{capture_payment,refund_payment,void_payment}",
+        "checkout_sdk.*.{capture_payment,refund_payment,void_payment,reverse_payment,"
+        "increment_payment_authorization}",
         "Checkout.com",
-        "charges the customer twice",
+        "captures or refunds the payment twice",
         key_position=2,
         family="payments",
         library="checkout-sdk",
+        read="3.8.0, checkout_sdk/payments/payments_client.py (capture_payment(payment_id, "
+        "capture_request=None, idempotency_key=None); refund_payment, void_payment alike)",
     ),
     KeyableEffect(
         "{requests,httpx}." + _HTTP_VERBS,
@@ -284,6 +366,7 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         url_position=0,
         family="HTTP",
         library="requests, httpx",
+        read=HTTP_READ,
     ),
     KeyableEffect(
         "{requests,httpx,aiohttp}.*()." + _HTTP_VERBS,
@@ -292,6 +375,7 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         url_position=0,
         family="HTTP",
         library="requests, httpx, aiohttp",
+        read=HTTP_READ,
     ),
     KeyableEffect(
         "{requests,httpx,aiohttp}.request",
@@ -301,6 +385,7 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         url_position=1,
         family="HTTP",
         library="requests, httpx, aiohttp",
+        read=HTTP_READ,
     ),
     KeyableEffect(
         "{requests,httpx,aiohttp}.*().request",
@@ -310,6 +395,7 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         url_position=1,
         family="HTTP",
         library="requests, httpx, aiohttp",
+        read=HTTP_READ,
     ),
     KeyableEffect(
         "urllib3.request",
@@ -319,6 +405,7 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         url_position=1,
         family="HTTP",
         library="urllib3",
+        read=URLLIB3_READ,
     ),
     KeyableEffect(
         "urllib3.*().{request,urlopen}",
@@ -328,6 +415,7 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         url_position=1,
         family="HTTP",
         library="urllib3",
+        read=URLLIB3_READ,
     ),
     KeyableEffect(
         "*gateway*.{charge,refund,capture,payout,transfer}",
@@ -367,8 +455,9 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         key_names=("uuid",),
         family="alerting and analytics",
         library="posthog",
-        read="posthog-python, posthog/client.py (Client.capture(distinct_id, event, "
-        "properties, ..., uuid=None)); the event is deduplicated on its uuid",
+        read="posthog-python 7.42.0, posthog/client.py (capture(event, **kwargs), uuid among "
+        "them; before 6.0 capture(distinct_id, event, properties, ..., uuid=None)); the event "
+        "is deduplicated on its uuid",
     ),
     KeyableEffect(
         "{analytics,segment.analytics}.{track,Client().track,client.Client().track}",
@@ -424,8 +513,8 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         sdk_random_key=True,
         family="payments",
         library="gocardless-pro",
-        read="gocardless-pro-python, gocardless_pro/services/payments_service.py "
-        "(create(params=None, headers=None); Idempotency-Key header)",
+        read="gocardless-pro-python 3.6.3, gocardless_pro/services/payments_service.py "
+        "(create(params=None, headers=None); Idempotency-Key header, uuid4() when none is given)",
     ),
     KeyableEffect(
         "paypalserversdk.*().orders.{create_order,authorize_order,capture_order}",
@@ -437,6 +526,70 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         "(create_order(options), capture_order(options): options' paypal_request_id is "
         "sent as PayPal-Request-Id)",
     ),
+    # Mollie has taken Idempotency-Key since 3.2.0; without one the SDK sends
+    # a uuid4 of its own, new on every run.
+    KeyableEffect(
+        "mollie.api.*Client().*.create",
+        "Mollie",
+        "creates the payment or refunds it twice",
+        key_position=1,
+        sdk_random_key=True,
+        family="payments",
+        library="mollie-api-python",
+        read="4.0.0, mollie/api/resources/base.py (ResourceCreateMixin.create(data=None, "
+        "idempotency_key=\"\", **params); uuid4() when none is given), resources/refunds.py",
+    ),
+    # Mixpanel and Amplitude deduplicate events on an insert id the SDK makes
+    # up (uuid4) when the caller passes none: a rerun's event is a new one.
+    KeyableEffect(
+        "mixpanel.*Mixpanel().{track,import_data}",
+        "Mixpanel",
+        "records the event twice",
+        sdk_random_key=True,
+        key_containers=("properties",),
+        key_names=("$insert_id",),
+        family="alerting and analytics",
+        library="mixpanel",
+        read="5.3.0, mixpanel/__init__.py (track(distinct_id, event_name, properties=None, "
+        "meta=None), import_data(...); $insert_id = uuid.uuid4().hex unless properties has one)",
+    ),
+    KeyableEffect(
+        "amplitude.*Amplitude().track",
+        "Amplitude",
+        "records the event twice",
+        sdk_random_key=True,
+        key_names=("insert_id",),
+        payload_classes=("amplitude.*{BaseEvent,Event,EventOptions}",),
+        family="alerting and analytics",
+        library="amplitude-analytics",
+        read="1.2.3, src/amplitude/client.py (track(event)), event.py (BaseEvent(..., insert_id=None)), "
+        "plugin.py (ContextPlugin: insert_id = str(uuid.uuid4()) when unset)",
+    ),
+    # Opsgenie folds alerts with the same alias into one.
+    KeyableEffect(
+        "opsgenie_sdk.*AlertApi().create_alert",
+        "Opsgenie",
+        "opens the alert again",
+        key_containers=("create_alert_payload",),
+        key_names=("alias",),
+        payload_classes=("opsgenie_sdk.*CreateAlertPayload",),
+        family="alerting and analytics",
+        library="opsgenie-sdk",
+        read="2.1.5, opsgenie_sdk/api/alert/__init__.py (AlertApi.create_alert(create_alert_payload, "
+        "**kwargs)), create_alert_payload.py (CreateAlertPayload(..., alias=None, ...))",
+    ),
+    KeyableEffect(
+        "airflow.providers.opsgenie.*OpsgenieAlertHook().create_alert",
+        "Opsgenie",
+        "opens the alert again",
+        key_containers=("payload",),
+        key_names=("alias",),
+        family="alerting and analytics",
+        library="apache-airflow-providers-opsgenie",
+        read="5.11.1, airflow/providers/opsgenie/hooks/opsgenie.py (OpsgenieAlertHook.create_alert("
+        "payload: dict | None = None), "
+        "passed on as CreateAlertPayload(**payload))",
+    ),
 )
 
 NON_KEYABLE_EFFECTS: Tuple[NonKeyableEffect, ...] = (
@@ -446,8 +599,8 @@ NON_KEYABLE_EFFECTS: Tuple[NonKeyableEffect, ...] = (
         "Braintree charge",
         family="payments",
         library="braintree",
-        read="braintree_python, braintree/transaction_gateway.py (sale(params), "
-        "credit(params): no key)",
+        read="braintree_python 4.45.0, braintree/transaction_gateway.py (sale(params), "
+        "credit(params): no key), transaction.py (Transaction.sale(params=None))",
     ),
     # Streams keep every message produced: a Kafka message key and a Pub/Sub
     # ordering key choose a partition or an order, and neither drops a repeat.
@@ -456,7 +609,7 @@ NON_KEYABLE_EFFECTS: Tuple[NonKeyableEffect, ...] = (
         "Kafka message",
         family="queues, streams and warehouses",
         library="confluent-kafka",
-        read="confluent-kafka-python, src/confluent_kafka/src/Producer.c (produce(topic, "
+        read="confluent-kafka-python 2.15.0, src/confluent_kafka/src/Producer.c (produce(topic, "
         "[value], [key], [partition], [on_delivery], [timestamp], [headers]): no dedup id)",
     ),
     NonKeyableEffect(
@@ -514,7 +667,71 @@ NON_KEYABLE_EFFECTS: Tuple[NonKeyableEffect, ...] = (
         library="boto3",
         read="1.35: botocore/data/ses/2010-12-01 and sesv2/2019-09-27 service-2.json",
     ),
-    NonKeyableEffect("boto3.*().publish", "SNS message"),
+    # SQS and SNS drop a repeat only on a FIFO queue or topic, and only when
+    # the call passes a deduplication id (or the queue deduplicates on content).
+    NonKeyableEffect(
+        "boto3.*().{send_message,send_message_batch,send_messages}",
+        "SQS message",
+        family="queues, streams and warehouses",
+        library="boto3",
+        read="botocore 1.43, data/sqs/2012-11-05/service-2.json (SendMessage, SendMessageBatch: "
+        "MessageDeduplicationId, FIFO queues only); boto3 resources-1.json (Queue.send_message, "
+        "send_messages)",
+        dedup_names=("MessageDeduplicationId",),
+    ),
+    NonKeyableEffect(
+        "boto3.*().{publish,publish_batch}",
+        "SNS message",
+        family="queues, streams and warehouses",
+        library="boto3",
+        read="botocore 1.43, data/sns/2010-03-31/service-2.json (Publish, PublishBatch: "
+        "MessageDeduplicationId, FIFO topics only); boto3 resources-1.json (Topic.publish)",
+        dedup_names=("MessageDeduplicationId",),
+    ),
+    # Kinesis and Firehose keep every record put (ExplicitHashKey and
+    # SequenceNumberForOrdering route and order, they do not deduplicate).
+    # SageMaker Feature Store's put_record, which overwrites, shares the name.
+    NonKeyableEffect(
+        "boto3.*().{put_record,put_records,put_record_batch}",
+        "stream record",
+        family="queues, streams and warehouses",
+        library="boto3",
+        read="botocore 1.43, data/kinesis/2013-12-02 and firehose/2015-08-04 service-2.json "
+        "(PutRecord, PutRecords, PutRecordBatch: no dedup id)",
+    ),
+    NonKeyableEffect(
+        "kafka.*KafkaProducer().send",
+        "Kafka message",
+        family="queues, streams and warehouses",
+        library="kafka-python",
+        read="3.0.11, kafka/producer/kafka.py (send(topic, value=None, key=None, headers=None, "
+        "partition=None, timestamp_ms=None); the idempotent producer drops only its own retries)",
+    ),
+    NonKeyableEffect(
+        "aiokafka.*AIOKafkaProducer().{send,send_and_wait,send_batch}",
+        "Kafka message",
+        family="queues, streams and warehouses",
+        library="aiokafka",
+        read="0.14.0, aiokafka/producer/producer.py (send, send_and_wait(topic, value=None, key=None, "
+        "partition=None, timestamp_ms=None, headers=None), send_batch(batch, topic, *, partition))",
+    ),
+    # Razorpay's SDK sends no key; a refund repeated is a second refund.
+    NonKeyableEffect(
+        "razorpay.*Client().{payment.refund,refund.create}",
+        "Razorpay refund",
+        family="payments",
+        library="razorpay",
+        read="2.0.0, razorpay/resources/payment.py (refund(payment_id, data={}, **kwargs)), "
+        "resources/refund.py (create(data={}, **kwargs)): no key",
+    ),
+    NonKeyableEffect(
+        "paddle.*PaddleClient().{create_one_off_charge,refund_product_payment}",
+        "Paddle Classic charge or refund",
+        family="payments",
+        library="paddle-client",
+        read="1.0.0, paddle/paddle.py (create_one_off_charge(subscription_id, amount, charge_name), "
+        "refund_product_payment(order_id, amount=None, reason=None)): no key",
+    ),
     # client.messages.create and client.api.account.messages.create alike.
     NonKeyableEffect(
         "twilio.*().{,*.}messages.create",
@@ -776,6 +993,9 @@ NON_KEYABLE_EFFECTS: Tuple[NonKeyableEffect, ...] = (
 # RFC 9110 section 9.2.2: PUT and DELETE are idempotent (a second request
 # leaves the state the first one left), as are the safe methods; POST and
 # PATCH are not, and they are the keyable HTTP effects.
+# What the built-in side effects are called by, for :func:`method_names`.
+EFFECT_PATTERNS = tuple(e.pattern for e in KEYABLE_EFFECTS) + tuple(e.pattern for e in NON_KEYABLE_EFFECTS)
+
 KEYABLE_HTTP_METHODS = frozenset({"POST", "PATCH"})
 IDEMPOTENT_HTTP_METHODS = frozenset({"PUT", "DELETE"})
 

@@ -102,9 +102,15 @@ def catalogue_page() -> str:
         "APIs with no key: a second call is a second message. IDM013 reports one "
         "with no done-check or claim before it.",
         _table(
-            ("family", "kind", "calls", "library, signature read"),
+            ("family", "kind", "calls", "no repeat when the call passes", "library, signature read"),
             [
-                (effect.family, effect.label, _code(effect.pattern), _provenance(effect.library, effect.read))
+                (
+                    effect.family,
+                    effect.label,
+                    _code(effect.pattern),
+                    _codes(effect.dedup_names) if effect.dedup_names else "",
+                    _provenance(effect.library, effect.read),
+                )
                 for effect in catalog.NON_KEYABLE_EFFECTS
             ],
         ),

@@ -237,6 +237,8 @@ class Knowledge:
         if event.kind != "call" or not isinstance(event.node, cst.Call):
             return None
         effect = catalog.first_match(self.settings.keyable_effects, event.callee)
+        if effect is not None and event.followed and not effect.library:
+            return None  # a name alone (``gateway.charge``) stands for code we cannot see
         if effect is None or effect.url_position is None:
             return effect
         return self._http_reading(event, event.node, effect)[0]
@@ -365,6 +367,10 @@ class Knowledge:
         # code idemlint cannot see; code it walks speaks for itself.
         if effect is not None and event.followed and not effect.library:
             return None
+        if effect is not None and effect.dedup_names and self.has_idempotency_key(
+            event, catalog.dedup_key_effect(effect)
+        ):
+            return None  # the queue or topic drops the repeat (a FIFO one)
         return effect
 
     def _http_message(self, event: Event) -> Optional[catalog.NonKeyableEffect]:
@@ -388,8 +394,13 @@ class Knowledge:
         positional = [a for a in call.args if a.keyword is None and a.star == ""]
         for arg in call.args:
             if arg.star == "**":
-                return True
-            if arg.keyword is not None:
+                # A dict we can read (``**kwargs`` of a wrapper, filled in
+                # where it is called) holds the key or not; others may.
+                if not self._is_visible_dict(arg.value, event.scope) or self._mapping_has_key(
+                    arg.value, event.scope, effect
+                ):
+                    return True
+            elif arg.keyword is not None:
                 name = arg.keyword.value
                 if self._is_key_name(name, effect):
                     return not is_none(arg.value)
@@ -397,7 +408,7 @@ class Knowledge:
                     arg.value, event.scope, effect
                 ):
                     return True
-            elif arg.star == "" and self._is_visible_dict(arg.value, event.scope):
+            elif arg.star == "" and self._is_visible_dict(arg.value, event.scope, effect):
                 if self._mapping_has_key(arg.value, event.scope, effect):
                     return True
         if effect.key_position is not None and effect.key_position < len(positional):
@@ -406,13 +417,28 @@ class Knowledge:
             return any(_is_opaque(a.value) for a in positional)
         return False
 
-    def _is_visible_dict(self, node: cst.BaseExpression, scope: FunctionScope) -> bool:
-        """A dict literal, or a name bound to one (``send(params, options)``):
-        a positional argument read for the key it may hold.  Other positional
-        names (``distinct_id``) are not mappings and earn no benefit of the doubt."""
+    def _is_visible_dict(
+        self, node: cst.BaseExpression, scope: FunctionScope, effect: Optional[catalog.KeyableEffect] = None
+    ) -> bool:
+        """A dict literal or one of the entry's request objects, or a name
+        bound to one (``send(params, options)``): a positional argument read
+        for the key it may hold.  Other positional names (``distinct_id``)
+        are not mappings and earn no benefit of the doubt."""
         if isinstance(node, cst.Name):
             node = self.assigned_value(node.value, scope) or node
-        return isinstance(node, cst.Dict)
+        return isinstance(node, cst.Dict) or self._is_payload(node, scope, effect)
+
+    @staticmethod
+    def _is_payload(
+        node: cst.BaseExpression, scope: FunctionScope, effect: Optional[catalog.KeyableEffect]
+    ) -> bool:
+        """``CreateAlertPayload(message=..., alias=...)``: a request object of the entry's SDK."""
+        return (
+            effect is not None
+            and bool(effect.payload_classes)
+            and isinstance(node, cst.Call)
+            and catalog.matches_any(effect.payload_classes, scope.resolver.resolve(node.func))
+        )
 
     def _is_key_name(self, name: str, effect: Optional[catalog.KeyableEffect] = None) -> bool:
         """An accepted key spelling, a configured key argument, or the entry's own key."""
@@ -446,12 +472,23 @@ class Knowledge:
             return any(
                 self._entry_is_key(key, entry, scope, effect) for key, entry in added
             ) or self._mapping_has_key(value, scope, effect, depth + 1)
-        if isinstance(node, cst.Call) and self._is_dict_call(node, scope):
-            return any(
+        if isinstance(node, cst.Call) and (self._is_dict_call(node, scope) or self._is_payload(node, scope, effect)):
+            # ``dict(other)`` may copy a key; a request object's fields go by keyword.
+            copied = self._is_dict_call(node, scope) and any(a.keyword is None and a.star == "" for a in node.args)
+            return copied or any(
                 a.star == "**"
-                or (a.keyword is not None and self._is_key_name(a.keyword.value, effect))
+                or (a.keyword is not None and self._is_key_name(a.keyword.value, effect) and not is_none(a.value))
                 for a in node.args
-            ) or any(a.keyword is None and a.star == "" for a in node.args)
+            )
+        if isinstance(node, (cst.List, cst.Tuple)) and node.elements:
+            # A batch of entries (``Entries=[{...}, ...]``) holds a key when each entry does.
+            return all(
+                not isinstance(element, cst.StarredElement)
+                and self._mapping_has_key(element.value, scope, effect, depth + 1)
+                for element in node.elements
+            )
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+            return self._mapping_has_key(node.elt, scope, effect, depth + 1)
         if not isinstance(node, cst.Dict):
             return not isinstance(node, (cst.SimpleString, cst.Integer, cst.List))
         for element in node.elements:
@@ -521,9 +558,9 @@ class Knowledge:
                 if normalised in catalog.KEY_KEYWORDS or self._is_key_name(arg.keyword.value, effect):
                     yield arg.value, f"`{arg.keyword.value}`"
             headers = arg.keyword is not None and arg.keyword.value in catalog.HEADER_CONTAINERS
-            for key, value, in_headers in self._dict_entries(arg.value, event.scope, headers):
+            for key, value, in_headers in self._dict_entries(arg.value, event.scope, headers, effect):
                 if self._is_key_name(key, effect):
-                    yield value, f"`{key}` header"
+                    yield value, f"`{key}` header" if in_headers else f"`{key}` entry"
                 elif in_headers and catalog.is_delivery_id_header(key):
                     yield value, f"`{key}` header (a delivery id the receiver deduplicates on)"
         if effect is not None and effect.key_position is not None:
@@ -537,10 +574,16 @@ class Knowledge:
                 yield name, "lock key"
 
     def _dict_entries(
-        self, node: cst.BaseExpression, scope: FunctionScope, headers: bool, depth: int = 0
+        self,
+        node: cst.BaseExpression,
+        scope: FunctionScope,
+        headers: bool,
+        effect: Optional[catalog.KeyableEffect] = None,
+        depth: int = 0,
     ) -> Iterator[Tuple[str, cst.BaseExpression, bool]]:
-        """The entries of a dict we can see, nested ones too, each with whether
-        it is sent as a header.  A named dict's literal is read with what the
+        """The entries of a dict we can see (or the fields of one of the
+        entry's request objects), nested ones too, each with whether it is
+        sent as a header.  A named dict's literal is read with what the
         code adds to it afterwards (``headers["k"] = v``), even when it also
         adds what cannot be read."""
         if depth > 3:
@@ -548,7 +591,7 @@ class Knowledge:
         unpacked = self.unpacked_values(node.value, scope) if isinstance(node, cst.Name) else None
         if unpacked is not None:
             for returned, returned_in in unpacked:
-                yield from self._dict_entries(returned, returned_in, headers, depth + 1)
+                yield from self._dict_entries(returned, returned_in, headers, effect, depth + 1)
             return
         if isinstance(node, cst.Name):
             value = self.assigned_value(node.value, scope)
@@ -556,8 +599,14 @@ class Knowledge:
                 text = self._entry_key_text(added_key, scope)
                 if text is not None:
                     yield text, entry, headers
-            if isinstance(value, cst.Dict):
-                yield from self._dict_entries(value, scope, headers, depth + 1)
+            if isinstance(value, (cst.Dict, cst.Call)):
+                yield from self._dict_entries(value, scope, headers, effect, depth + 1)
+            return
+        if self._is_payload(node, scope, effect):
+            assert isinstance(node, cst.Call)
+            for arg in node.args:
+                if arg.keyword is not None:
+                    yield arg.keyword.value, arg.value, False
             return
         if not isinstance(node, cst.Dict):
             return
@@ -567,7 +616,7 @@ class Knowledge:
                 if key is not None:
                     yield key, element.value, headers
                 nested_headers = key is not None and key in catalog.HEADER_CONTAINERS
-                yield from self._dict_entries(element.value, scope, nested_headers, depth + 1)
+                yield from self._dict_entries(element.value, scope, nested_headers, effect, depth + 1)
 
     # -- locks ------------------------------------------------------------
 

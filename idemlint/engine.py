@@ -895,7 +895,7 @@ def _analyse(
     # What resolving calls learns about classes is shared by the tasks of
     # the modules analysed together: the lookups it made are recorded with
     # those modules' results already.
-    calls = Calls(project)
+    calls = Calls(project, settings.effect_methods())
     for loaded in modules:
         stage = "task detection"
         try:

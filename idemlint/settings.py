@@ -48,6 +48,13 @@ class Settings:
         ignored = max((len(p) for p in ignore if code.startswith(p)), default=-1)
         return selected > ignored
 
+    def effect_methods(self) -> catalog.Glob:
+        """The method names the side effects it knows end in (see
+        :func:`idemlint.catalog.method_names`)."""
+        return catalog.method_names(
+            tuple(e.pattern for e in self.keyable_effects) + tuple(e.pattern for e in self.non_keyable_effects)
+        )
+
     def ignored_in(self, path: str) -> Tuple[str, ...]:
         """Codes ``per-file-ignores`` switches off for ``path``."""
         if not self.per_file_ignores:

@@ -123,7 +123,7 @@ class SubTasks:
         start = len(self.project.lookups) if self.project is not None else 0
         task = self._task(definition)
         # Resolution of its own, so that every lookup it makes is this reading's.
-        calls = Calls(self.project)
+        calls = Calls(self.project, self.settings.effect_methods())
         trace = TraceBuilder(definition.module, task, self.project, self.summaries, calls).build()
         knowledge = Knowledge(trace, definition.module.index.constants, self.settings, calls)
         guards = Guards.of(trace, knowledge)

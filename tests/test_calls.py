@@ -31,7 +31,7 @@ from idemlint.tasks import find_tasks, task_decorators
 PROJECTS = pathlib.Path(__file__).parent / "projects"
 FORMS = [
     "calls_inherited", "calls_module_instance", "calls_instance_attributes", "calls_factories",
-    "calls_closures", "calls_orm", "calls_library_objects", "calls_dispatch", "calls_picked",
+    "calls_closures", "calls_orm", "calls_library_objects", "calls_dispatch", "calls_picked", "calls_library_bases",
 ]
 
 

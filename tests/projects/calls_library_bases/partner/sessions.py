@@ -1,0 +1,36 @@
+import httpx
+import requests
+
+
+class BaseSession(requests.Session):
+    def __init__(self, base_url):
+        super().__init__()
+        self.base_url = base_url
+
+
+class PartnerSession(BaseSession):
+    def request(self, method, url, *args, **kwargs):
+        kwargs.setdefault("timeout", 10)
+        return super().request(method, self.base_url + url, *args, **kwargs)
+
+
+class KeyedSession(requests.Session):
+    def post(self, url, key, **kwargs):
+        return super().post(url, headers={"Idempotency-Key": key}, **kwargs)
+
+
+class Inventory(httpx.Client):
+    def reserve(self, sku):
+        return self.post("https://stock.example/reservations", json={"sku": sku})  # expect: IDM002
+
+    def level(self, sku):
+        return self.get(f"https://stock.example/levels/{sku}")
+
+
+session = BaseSession("https://partner.example")
+
+
+class AuditedSession(requests.Session):
+    def post(self, url, **kwargs):
+        print("POST", url)
+        return super().post(url, **kwargs)  # expect: IDM002
