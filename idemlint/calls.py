@@ -685,7 +685,7 @@ class Calls:
         receiver, name = func.value, func.attr.value
         if not self._effect_methods.matches(name):
             return None  # no side effect is called so: not worth loading the classes
-        if _is_super(receiver) and scope.instance is not None:
+        if (_is_super(receiver) or _is_explicit_super(receiver, scope)) and scope.instance is not None:
             if self._method(scope.instance, name, self._defining_class(scope), below=True) is not None:
                 return None
             owner = scope.instance
@@ -701,22 +701,25 @@ class Calls:
         return f"{base}().{name}" if base is not None else None
 
     def _library_base(self, owner: ProjectClass) -> Optional[str]:
-        """The first base along the class's method resolution order that no
-        project module defines (``requests.Session``), by its dotted name."""
+        """The first base along the class's method resolution order that is
+        a library's class (``requests.Session``, also re-exported by a
+        project module), by its dotted name; typing and ``abc`` helpers
+        (``Generic[T]``, ``ABC``, ``Protocol``) add no such methods and are
+        passed over."""
         if owner.key not in self._library_bases:
             self._library_bases[owner.key] = None
             for klass in self.method_order(owner):
                 resolver = klass.module.index.resolver()
                 for base in _base_expressions(klass):
                     name = resolver.resolve(base)
-                    if (
-                        name is not None
-                        and "." in name
-                        and not _defines(klass.module, _base(name.split(".", 1)[0]))
-                        and self._library_step(name) is _IN_A_LIBRARY
-                    ):
-                        self._library_bases[owner.key] = name
-                        return name
+                    if name is None or "." not in name or "[" in name:
+                        continue
+                    if _defines(klass.module, _base(name.split(".", 1)[0])):
+                        continue
+                    library = self._as_library(name, 0)
+                    if library is not None and library.split(".", 1)[0] not in catalog.MIXIN_MODULES:
+                        self._library_bases[owner.key] = library
+                        return library
         return self._library_bases[owner.key]
 
     def _library_name(self, name: Optional[str], hops: int) -> Optional[str]:
@@ -1267,6 +1270,18 @@ def _is_property(function: cst.FunctionDef) -> bool:
 
 def is_staticmethod(function: cst.FunctionDef) -> bool:
     return _decorated(function, ("staticmethod",))
+
+
+def _is_explicit_super(node: cst.BaseExpression, scope: "FunctionScope") -> bool:
+    """``super(Cls, self)``, the spelling before Python 3."""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "super"
+        and len(node.args) == 2
+        and isinstance(node.args[1].value, cst.Name)
+        and _is_self(scope, node.args[1].value.value)
+    )
 
 
 def _is_super(node: cst.BaseExpression) -> bool:

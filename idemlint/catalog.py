@@ -444,7 +444,7 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         key_names=("dedup_key", "incident_key"),
         family="alerting and analytics",
         library="pypd",
-        read="pypd, pypd/models/event.py (Event.create(data=None, api_key=None, "
+        read="pypd 1.1.0, pypd/models/event.py (Event.create(data=None, api_key=None, "
         "endpoint=None, add_headers=None, **kwargs); EventV2 inherits it; the key "
         "is data's dedup_key, incident_key in v1 events)",
     ),
@@ -617,7 +617,7 @@ NON_KEYABLE_EFFECTS: Tuple[NonKeyableEffect, ...] = (
         "Pub/Sub message",
         family="queues, streams and warehouses",
         library="google-cloud-pubsub",
-        read="python-pubsub, google/cloud/pubsub_v1/publisher/client.py (publish(topic, "
+        read="python-pubsub 2.35.0, google/cloud/pubsub_v1/publisher/client.py (publish(topic, "
         "data, ordering_key=\"\", **attrs): no dedup id)",
     ),
     NonKeyableEffect(
@@ -990,12 +990,16 @@ NON_KEYABLE_EFFECTS: Tuple[NonKeyableEffect, ...] = (
 # --------------------------------------------------------------------------
 # HTTP semantics
 
-# RFC 9110 section 9.2.2: PUT and DELETE are idempotent (a second request
-# leaves the state the first one left), as are the safe methods; POST and
-# PATCH are not, and they are the keyable HTTP effects.
+# Modules whose classes are mixed into a client's bases without giving it
+# the methods that make effects (``Generic[T]``, ``ABC``, ``Protocol``).
+MIXIN_MODULES = frozenset({"abc", "typing", "typing_extensions", "collections", "enum", "dataclasses"})
+
 # What the built-in side effects are called by, for :func:`method_names`.
 EFFECT_PATTERNS = tuple(e.pattern for e in KEYABLE_EFFECTS) + tuple(e.pattern for e in NON_KEYABLE_EFFECTS)
 
+# RFC 9110 section 9.2.2: PUT and DELETE are idempotent (a second request
+# leaves the state the first one left), as are the safe methods; POST and
+# PATCH are not, and they are the keyable HTTP effects.
 KEYABLE_HTTP_METHODS = frozenset({"POST", "PATCH"})
 IDEMPOTENT_HTTP_METHODS = frozenset({"PUT", "DELETE"})
 

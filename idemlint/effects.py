@@ -9,7 +9,7 @@ APIs.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple, TypeVar, Union, cast
+from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, TypeVar, Union, cast
 
 import libcst as cst
 
@@ -80,6 +80,10 @@ class Knowledge:
         self._enqueued: Dict[int, Tuple[SubTaskEffect, ...]] = {}
         self._assigned: Dict[Tuple[int, str], List[cst.BaseExpression]] = {}
         self._bound: Set[Tuple[int, str]] = set()  # helper parameters bound to arguments
+        # The caller's scope of each bound argument: where its names are read.
+        self._argument_scopes: Dict[Tuple[int, str], FunctionScope] = {}
+        # What ``entries.append(x)`` adds to a list a name holds.
+        self._appended: Dict[Tuple[int, str], List[cst.BaseExpression]] = {}
         self._shared: Dict[str, object] = {}
         self._mutated: Set[Tuple[int, str]] = set()
         # Entries added to a dict after its literal (``headers["k"] = v``,
@@ -117,21 +121,48 @@ class Knowledge:
                     self._assigned.setdefault(key, []).append(event.value)
                     if event.kind == "bind":
                         self._bound.add(key)
+                        if event.value_scope is not None:
+                            self._argument_scopes[key] = event.value_scope
                 elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
                     key = (id(event.scope), target.value.value)
                     self._mutated.add(key)
                     self._record_item_set(key, _subscript_index(target), event.value)
-        elif event.kind == "call" and isinstance(event.node, cst.Call):
-            func = event.node.func
-            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
-                if func.attr.value in ("update", "setdefault", "__setitem__"):
-                    key = (id(event.scope), func.value.value)
-                    self._mutated.add(key)
-                    entries = _added_entries(event.node)
-                    if entries is None:
+                elif isinstance(target, cst.Subscript):
+                    # ``opts["headers"]["k"] = v``, ``opts.setdefault("headers", {})["k"] = v``
+                    root = _root_name(target)
+                    if root is not None:
+                        key = (id(event.scope), root)
+                        self._mutated.add(key)
                         self._opaque_mutations.add(key)
-                    for entry_key, value in entries or ():
-                        self._record_item_set(key, entry_key, value)
+                elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+                    # ``payload.alias = ...`` after ``payload = CreateAlertPayload(...)``
+                    self._added.setdefault((id(event.scope), target.value.value), []).append(
+                        (target.attr.value, event.value)
+                    )
+        elif event.kind == "call" and isinstance(event.node, cst.Call):
+            self._remember_call(event, event.node)
+
+    def _remember_call(self, event: Event, call: cst.Call) -> None:
+        """What a call changes in the dicts and lists names hold."""
+        func = call.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            key = (id(event.scope), func.value.value)
+            if func.attr.value in ("update", "setdefault", "__setitem__"):
+                self._mutated.add(key)
+                entries = _added_entries(call)
+                if entries is None:
+                    self._opaque_mutations.add(key)
+                for entry_key, value in entries or ():
+                    self._record_item_set(key, entry_key, value)
+            elif func.attr.value == "append" and len(call.args) == 1 and not call.args[0].star:
+                self._appended.setdefault(key, []).append(call.args[0].value)
+            elif func.attr.value in ("extend", "insert", "__iadd__"):
+                self._opaque_mutations.add(key)
+        if event.followed:
+            # A project helper handed a dict (``add_key(opts, key)``) may add to it.
+            for arg in call.args:
+                if not arg.star and isinstance(arg.value, cst.Name):
+                    self._opaque_mutations.add((id(event.scope), arg.value.value))
 
     def _unpack(self, target: cst.Tuple, event: Event) -> None:
         """Bind the names of ``a, b = helper(...)`` to the elements of the
@@ -465,13 +496,23 @@ class Knowledge:
                 self._mapping_has_key(value, returned_in, effect, depth + 1) for value, returned_in in unpacked
             )
         if isinstance(node, cst.Name):
+            name = (id(scope), node.value)
             value = self.assigned_value(node.value, scope)
-            if value is None or (id(scope), node.value) in self._opaque_mutations:
+            if value is None or name in self._opaque_mutations:
                 return True
-            added = self._added.get((id(scope), node.value), ())
-            return any(
-                self._entry_is_key(key, entry, scope, effect) for key, entry in added
-            ) or self._mapping_has_key(value, scope, effect, depth + 1)
+            if name in self._appended and isinstance(value, cst.List):
+                # A batch built by ``append``: a key in each entry.
+                entries = [e.value for e in value.elements] + self._appended[name]
+                return all(self._mapping_has_key(entry, scope, effect, depth + 1) for entry in entries)
+            containers = self._key_containers(effect)
+            for key, entry in self._added.get(name, ()):
+                if self._entry_is_key(key, entry, scope, effect):
+                    return True
+                text = self._entry_key_text(key, scope)
+                if text in containers and self._mapping_has_key(entry, scope, effect, depth + 1):
+                    return True
+            # A parameter's argument is read where the caller wrote it.
+            return self._mapping_has_key(value, self._argument_scopes.get(name, scope), effect, depth + 1)
         if isinstance(node, cst.Call) and (self._is_dict_call(node, scope) or self._is_payload(node, scope, effect)):
             # ``dict(other)`` may copy a key; a request object's fields go by keyword.
             copied = self._is_dict_call(node, scope) and any(a.keyword is None and a.star == "" for a in node.args)
@@ -480,7 +521,7 @@ class Knowledge:
                 or (a.keyword is not None and self._is_key_name(a.keyword.value, effect) and not is_none(a.value))
                 for a in node.args
             )
-        if isinstance(node, (cst.List, cst.Tuple)) and node.elements:
+        if isinstance(node, cst.List) and node.elements:
             # A batch of entries (``Entries=[{...}, ...]``) holds a key when each entry does.
             return all(
                 not isinstance(element, cst.StarredElement)
@@ -496,14 +537,19 @@ class Knowledge:
                 return True
             if self._entry_is_key(element.key, element.value, scope, effect):
                 return True
-            key = self.string_value(element.key, scope)
-            if isinstance(element.value, (cst.Dict, cst.Name)) and key in (
-                "headers",
-                "options",
-            ):
+            label = self.string_value(element.key, scope)
+            readable = isinstance(element.value, (cst.Dict, cst.Name, cst.List, cst.ListComp)) or self._is_payload(
+                element.value, scope, effect
+            )
+            if readable and label in self._key_containers(effect):
                 if self._mapping_has_key(element.value, scope, effect, depth + 1):
                     return True
         return False
+
+    @staticmethod
+    def _key_containers(effect: Optional[catalog.KeyableEffect]) -> FrozenSet[str]:
+        """The entries a key may sit inside: headers and options, and the entry's own containers."""
+        return _CONTAINERS | frozenset(effect.key_containers if effect is not None else ())
 
     def _entry_is_key(
         self,
@@ -692,6 +738,22 @@ def _literal_parts(node: cst.BaseExpression) -> Optional[str]:
         left, right = _literal_parts(node.left), _literal_parts(node.right)
         return None if left is None and right is None else (left or "{}") + (right or "{}")
     return None
+
+
+_CONTAINERS = frozenset({"headers", "options"})
+
+
+def _root_name(node: cst.BaseExpression) -> Optional[str]:
+    """The name at the bottom of ``a["h"]["k"]`` or ``a.setdefault("h", {})["k"]``."""
+    while True:
+        if isinstance(node, cst.Name):
+            return node.value
+        if isinstance(node, cst.Subscript):
+            node = node.value
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            node = node.func.value
+        else:
+            return None
 
 
 def _subscript_index(target: cst.Subscript) -> Optional[cst.BaseExpression]:

@@ -1,5 +1,12 @@
+import abc
+from typing import Generic, TypeVar
+
 import httpx
 import requests
+
+from partner.compat import Session
+
+T = TypeVar("T")
 
 
 class BaseSession(requests.Session):
@@ -34,3 +41,16 @@ class AuditedSession(requests.Session):
     def post(self, url, **kwargs):
         print("POST", url)
         return super().post(url, **kwargs)  # expect: IDM002
+
+
+class TypedSession(abc.ABC, Generic[T], requests.Session):
+    pass
+
+
+class CompatSession(Session):
+    pass
+
+
+class LegacySession(requests.Session):
+    def post(self, url, **kwargs):
+        return super(LegacySession, self).post(url, **kwargs)  # expect: IDM002

@@ -1,7 +1,15 @@
 from celery import shared_task
 
-from partner.client import PartnerApi
-from partner.sessions import AuditedSession, Inventory, KeyedSession, session
+from partner.client import KeyedApi, PartnerApi
+from partner.sessions import (
+    AuditedSession,
+    CompatSession,
+    Inventory,
+    KeyedSession,
+    LegacySession,
+    TypedSession,
+    session,
+)
 
 
 @shared_task
@@ -58,3 +66,28 @@ def audit_with_key(order_id):
         json={"order": order_id},
         headers={"Idempotency-Key": f"audit-{order_id}"},
     )
+
+
+@shared_task
+def through_library_bases(order_id):
+    TypedSession().post("https://partner.example/typed", json={"order": order_id})  # expect: IDM002
+    CompatSession().post("https://partner.example/compat", json={"order": order_id})  # expect: IDM002
+    LegacySession().post("https://partner.example/legacy", json={"order": order_id})
+
+
+@shared_task
+def keyed_through_wrappers(order_id):
+    api = KeyedApi()
+    api.with_headers("/orders", f"order-{order_id}", json={"order": order_id})
+    api.with_setdefault("/orders", f"order-{order_id}", json={"order": order_id})
+    api.with_update("/orders", f"order-{order_id}", json={"order": order_id})
+    api.with_helper("/orders", f"order-{order_id}", json={"order": order_id})
+    headers = {"Idempotency-Key": f"order-{order_id}"}
+    api.with_own_headers("/orders", json={"order": order_id}, headers=headers)
+
+
+@shared_task
+def keyed_through_local_options(order_id):
+    options = {"json": {"order": order_id}}
+    options["headers"] = {"Idempotency-Key": f"order-{order_id}"}
+    session.post("https://partner.example/orders", **options)

@@ -1,0 +1,3 @@
+from requests import Session
+
+__all__ = ["Session"]
