@@ -230,6 +230,10 @@ HTTP_READ = (
     "httpx 0.28.1, httpx/_api.py, _client.py (request(method, url, *, ...)); "
     "aiohttp 3.14.3, aiohttp/client.py (ClientSession.request(method, url, **kwargs), post(url, *, data=None, ...))"
 )
+REQUESTS_HARDENED_READ = (
+    "1.0.0, requests_hardened/manager.py (Manager.send_request(method, url, **kwargs); "
+    "Manager.get_session() returns an HTTPSession, a requests.Session)"
+)
 URLLIB3_READ = (
     "urllib3 2.7.0, src/urllib3/__init__.py (request(method, url, *, body=None, fields=None, "
     "headers=None, ..., json=None)), _request_methods.py (RequestMethods.request(method, url, ...)), "
@@ -396,6 +400,36 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         family="HTTP",
         library="requests, httpx, aiohttp",
         read=HTTP_READ,
+    ),
+    # requests-hardened: a Manager sends through HTTPSession, a requests.Session.
+    KeyableEffect(
+        "requests_hardened.*Manager().send_request",
+        "HTTP",
+        _HTTP_REPEAT,
+        method_position=0,
+        url_position=1,
+        family="HTTP",
+        library="requests-hardened",
+        read=REQUESTS_HARDENED_READ,
+    ),
+    KeyableEffect(
+        "requests_hardened.*().request",
+        "HTTP",
+        _HTTP_REPEAT,
+        method_position=0,
+        url_position=1,
+        family="HTTP",
+        library="requests-hardened",
+        read=REQUESTS_HARDENED_READ,
+    ),
+    KeyableEffect(
+        "requests_hardened.*()." + _HTTP_VERBS,
+        "HTTP",
+        _HTTP_REPEAT,
+        url_position=0,
+        family="HTTP",
+        library="requests-hardened",
+        read=REQUESTS_HARDENED_READ,
     ),
     KeyableEffect(
         "urllib3.request",
