@@ -45,6 +45,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tup
 from idemlint import __version__
 from idemlint.atomic import temporary_pattern, write_atomic
 from idemlint.codes import FILE_PROBLEM_CODES, RULE_CODES
+from idemlint.fixes import SAFE, UNSAFE, Edit, Fix
 from idemlint.findings import UNFOLLOWED_REASONS, FileProblem, Finding, Related, UnfollowedCall
 from idemlint.screens import Screened, as_json, from_json
 from idemlint.safe_io import Unsafe, open_directory, read_regular
@@ -68,7 +69,7 @@ ABANDONED_SECONDS = 3600
 # every Python, so files that were E999 under an older Python now have findings;
 # 5: findings name every task and carry related places; 6: the calls not
 # followed for a budget).
-FORMAT = 6
+FORMAT = 7
 # The dependency digest of a module that could not be read when it was looked up.
 UNREADABLE = "-"
 
@@ -476,9 +477,9 @@ def _items(data: object) -> List[object]:
 
 
 def _finding(data: object) -> Finding:
-    fields = _fields(data, 14)
+    fields = _fields(data, 15)
     path, line, column, code, end_line, end_column, rule, message, why, fix, task = fields[:11]
-    tasks, callers, related = fields[11:]
+    tasks, callers, related, suggestion = fields[11:]
     if _text(code) not in RULE_CODES:  # _text first: a list is not hashable
         raise Invalid("unknown rule code")
     start, end = (_position(line), _position(column)), (_position(end_line), _position(end_column))
@@ -494,7 +495,23 @@ def _finding(data: object) -> Finding:
         names,
         tuple(sorted(set(calling))),
         tuple(sorted({_related(item) for item in _items(related)})),
+        _suggestion(suggestion) if suggestion is not None else None,
     )
+
+
+def _suggestion(data: object) -> Fix:
+    title, applicability, edits = _fields(data, 3)
+    if applicability not in (SAFE, UNSAFE):
+        raise Invalid("unknown applicability")
+    return Fix(_text(title), _text(applicability), tuple(_edit(item) for item in _items(edits)))
+
+
+def _edit(data: object) -> Edit:
+    line, column, end_line, end_column, content = _fields(data, 5)
+    start, end = (_position(line), _position(column)), (_position(end_line), _position(end_column))
+    if end < start:
+        raise Invalid("an edit ends before it starts")
+    return Edit(start[0], start[1], end[0], end[1], _text(content))
 
 
 def _related(data: object) -> Related:

@@ -12,7 +12,7 @@ import os
 import re
 import sys
 from dataclasses import replace
-from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import click
 
@@ -21,6 +21,7 @@ from idemlint.config import ConfigError, find_config, invalid_decorator_names, l
 from idemlint.cache import DIRECTORY_NAME, Cache
 from idemlint.engine import LintResult, lint_paths
 from idemlint.findings import Finding
+from idemlint.fixes import Fix, by_file, chosen, plan, unified_diff, write
 from idemlint.report import FORMATS, STRUCTURED_FORMATS, formatter
 from idemlint.escape import visible
 from idemlint.report.text import line_for
@@ -211,6 +212,27 @@ def cli() -> None:
     help=f"Where to keep the cache (default: {DIRECTORY_NAME}/ beside the "
     "configuration file, else in the current directory).",
 )
+@click.option(
+    "--fix",
+    is_flag=True,
+    help="Apply the safe fixes (with --unsafe-fixes, the unsafe ones too), then report what is left.",
+)
+@click.option(
+    "--unsafe-fixes",
+    is_flag=True,
+    help="Include fixes that change behaviour on purpose, for --fix and --fix-diff.",
+)
+@click.option(
+    "--fix-diff",
+    is_flag=True,
+    help="Print the unified diff the fixes would make and write nothing "
+    "(ruff's --diff; idemlint's --diff REV filters findings by a revision).",
+)
+@click.option(
+    "--exit-non-zero-on-fix",
+    is_flag=True,
+    help="With --fix, exit 1 when something was fixed, even if nothing is left.",
+)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 def check(
     paths: Sequence[str],
@@ -231,6 +253,10 @@ def check(
     jobs: Optional[int],
     no_cache: bool,
     cache_dir: Optional[str],
+    fix: bool,
+    unsafe_fixes: bool,
+    fix_diff: bool,
+    exit_non_zero_on_fix: bool,
     exit_zero: bool,
 ) -> int:
     """Check PATHS (files or directories; default: the current directory)."""
@@ -240,29 +266,41 @@ def check(
     config_path, settings = _settings(paths, config_path, task_decorators, exclude, select, ignore)
     # Read before the analysis: a bad revision or diff fails fast.
     changed = _changed_lines(diff_revision, paths) if diff_revision is not None else None
+    if fix and fix_diff:
+        raise click.UsageError("--fix and --fix-diff cannot be used together")
     cache = None
     if not no_cache:
         root = os.path.dirname(os.path.abspath(config_path)) if config_path else os.getcwd()
         cache = Cache(cache_dir or os.path.join(root, DIRECTORY_NAME), settings)
-    result = lint_paths(
-        paths, settings, force_exclude=force_exclude, project=project_root, jobs=jobs, cache=cache
-    )
-    if cache is not None and cache.warning is not None:
-        click.echo(f"idemlint: warning: {visible(cache.warning)}", err=True)
-    if show_unused_noqa:
-        from idemlint.unused_noqa import unused_noqa
 
-        result = replace(result, findings=_sorted_findings(result, unused_noqa(result, settings)))
-    if changed is not None:
-        result = replace(
-            result,
-            findings=changed.keep_findings(result.findings),
-            problems=changed.keep_problems(result.problems),
+    def analyse() -> LintResult:
+        result = lint_paths(
+            paths, settings, force_exclude=force_exclude, project=project_root, jobs=jobs, cache=cache
         )
+        if cache is not None and cache.warning is not None:
+            click.echo(f"idemlint: warning: {visible(cache.warning)}", err=True)
+        if show_unused_noqa:
+            from idemlint.unused_noqa import unused_noqa
+
+            result = replace(result, findings=_sorted_findings(result, unused_noqa(result, settings)))
+        if changed is not None:
+            result = replace(
+                result,
+                findings=changed.keep_findings(result.findings),
+                problems=changed.keep_problems(result.problems),
+            )
+        if baseline_path and not write_baseline_path:
+            result = _without_baselined(baseline_path, result)
+        return result
+
+    result = analyse()
     if write_baseline_path:
         return _write_baseline(write_baseline_path, result)
-    if baseline_path:
-        result = _without_baselined(baseline_path, result)
+    if fix_diff:
+        return _print_fix_diff(result, unsafe_fixes)
+    fixed = 0
+    if fix:
+        result, fixed = _apply_fixes(result, unsafe_fixes, analyse)
     _report(result, output_format, output_file)
     if statistics:
         from idemlint.report.statistics import render_statistics
@@ -276,7 +314,61 @@ def check(
     # a command's return value is discarded and the process would exit 0.
     if result.problems:
         click.get_current_context().exit(EXIT_ERROR)
-    if result.findings and not exit_zero:
+    if (result.findings or (fixed and exit_non_zero_on_fix)) and not exit_zero:
+        click.get_current_context().exit(EXIT_FINDINGS)
+    return EXIT_CLEAN
+
+
+# How many times --fix applies fixes and analyses again: a fix may let
+# another be made (two that overlapped), never more than a few times.
+MAX_FIX_ROUNDS = 4
+
+
+def _fixable(result: LintResult, unsafe: bool, skipped: Set[str]) -> Dict[str, List[Fix]]:
+    return by_file(
+        (finding.path, fix)
+        for finding in result.findings
+        if finding.path not in skipped
+        for fix in chosen([finding.suggestion], unsafe)
+    )
+
+
+def _apply_fixes(result: LintResult, unsafe: bool, analyse: Callable[[], LintResult]) -> Tuple[LintResult, int]:
+    """Apply the fixes, analyse again, until nothing more is fixed; the
+    last result, and how many fixes were applied."""
+    fixed = 0
+    skipped: Set[str] = set()
+    for _ in range(MAX_FIX_ROUNDS):
+        wrote = False
+        for path, fixes in sorted(_fixable(result, unsafe, skipped).items()):
+            planned = plan(path, fixes)
+            why = write(planned)
+            if why is not None:
+                click.echo(f"idemlint: {visible(path)}: {visible(why)}", err=True)
+                skipped.add(path)
+            elif planned.applied:
+                fixed += planned.applied
+                wrote = True
+        if not wrote:
+            break
+        result = analyse()
+    if fixed:
+        click.echo(f"Fixed {fixed} finding{'s' if fixed != 1 else ''}.", err=True)
+    return result, fixed
+
+
+def _print_fix_diff(result: LintResult, unsafe: bool) -> int:
+    """``--fix-diff``: what --fix would change, as a unified diff; exit 1 when it would change something."""
+    would = 0
+    for path, fixes in sorted(_fixable(result, unsafe, set()).items()):
+        planned = plan(path, fixes)
+        if planned.problem is not None:
+            click.echo(f"idemlint: {visible(path)}: {visible(planned.problem)}", err=True)
+            continue
+        would += planned.applied
+        click.echo(unified_diff(path, planned.before, planned.after), nl=False)
+    click.echo(f"Would fix {would} finding{'s' if would != 1 else ''}.", err=True)
+    if would:
         click.get_current_context().exit(EXIT_FINDINGS)
     return EXIT_CLEAN
 

@@ -45,6 +45,10 @@ def rule_page(rule: Rule) -> str:
         rule.fix,
         f"```python\n{rule.use_instead.rstrip()}\n```",
     ]
+    sections += [
+        "## Fix availability",
+        rule.fix_availability or "No fix is offered yet: the comment says what to change.",
+    ]
     if rule.limits:
         sections += ["## Known limits", rule.limits]
     sections += [

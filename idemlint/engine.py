@@ -40,6 +40,7 @@ from idemlint import catalog
 from idemlint.codes import INTERNAL_ERROR as INTERNAL_ERROR  # also the flake8 plugin's
 from idemlint.discovery import Selection, discover
 from idemlint.findings import FileProblem, Finding, Related, UnfollowedCall, merged, reach_suffix
+from idemlint.fixes import Edit, Fix
 from idemlint.reading import NOT_REGULAR, NotRegularFile, read_regular
 from idemlint.settings import DEFAULT_SETTINGS, Settings
 
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
     import ast
 
     import libcst as cst
-    from libcst.metadata import CodePosition
+    from libcst.metadata import CodePosition, CodeRange
 
     from idemlint.analysis import Summaries, Unfollowed
     from idemlint.cache import Cache, Dependency, Entry
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
     from idemlint.subtasks import SubTasks
     from idemlint.project import LoadedModule, Lookup, Project
     from idemlint.routes import Place
+    from idemlint.rules.base import SuggestedFix
     from idemlint.tasks import Decorators, Task
 
 # The shapes task code takes (a decorator, a registration call, a Task base
@@ -789,6 +791,7 @@ class _Reported:
     called: bool = False
     route: Tuple["Place", ...] = ()
     related: Tuple["Place", ...] = ()
+    fix: Optional["SuggestedFix"] = None
 
 
 def _findings_of(
@@ -904,7 +907,9 @@ def _analyse(
                 stage = module_rule.code
                 context = ModuleContext(loaded.name, project.pools_copying if project is not None else None)
                 for violation in module_rule.check_module(loaded.module, loaded.index, decorators, context):
-                    report(_Reported(violation.node, module_rule.code, violation.message, "", loaded))
+                    report(_Reported(
+                        violation.node, module_rule.code, violation.message, "", loaded, fix=violation.fix
+                    ))
             stage = "task detection"
             for task, home in _tasks_of(loaded, project, decorators):
                 stage = f"the trace of task `{task.name}`"
@@ -928,6 +933,7 @@ def _analyse(
                             called=event is not None and not event.scope.is_task,
                             route=routes.of(event) if event is not None else (),
                             related=related,
+                            fix=violation.fix if owner is loaded else None,
                         ))
                 walked.update(id(event.scope.function) for event in trace.events)
                 walked.add(id(task.owner or task.function))
@@ -1014,6 +1020,7 @@ def _locate(
         try:
             lines = io.StringIO(loaded.text, newline="").readlines()
             nodes = [item.node for item in items]
+            nodes += [edit.node for item in items if item.fix is not None for edit in item.fix.edits]
             positions = locate(loaded.pieces(), nodes, lines, _walked_statements(loaded, walked))
         except Exception as error:
             _add_problem(problems, internal_error(loaded.path, "position computation", error))
@@ -1041,9 +1048,39 @@ def _locate(
                     tasks=(item.qualified,) if item.qualified else (),
                     callers=callers,
                     related=tuple(sorted({place for place in related if place is not None})),
+                    suggestion=_positioned(item.fix, positions, lines) if item.fix is not None else None,
                 )
             )
     return findings
+
+
+def _positioned(fix: "SuggestedFix", positions: Dict[int, "CodeRange"], lines: Sequence[str]) -> Fix:
+    """A rule's fix with each edit placed where its node is; ``next_line``
+    puts the text on a line of its own after the node's last line, indented
+    as the line the node starts on."""
+    edits = []
+    for edit in fix.edits:
+        where = positions[id(edit.node)]
+        start = (where.start.line, where.start.column + 1)
+        end = (where.end.line, where.end.column + 1)
+        text = edit.text
+        if edit.where == "after":
+            start = end
+        elif edit.where == "before":
+            end = start
+        elif edit.where == "next_line":
+            first = lines[where.start.line - 1]
+            indent = first[: len(first) - len(first.lstrip(" \t"))]
+            last = lines[where.end.line - 1]
+            newline = "\r\n" if last.endswith("\r\n") else "\n"
+            if last.endswith("\n"):
+                start = end = (where.end.line + 1, 1)
+                text = f"{indent}{text}{newline}"
+            else:  # the file's last line, without a newline
+                start = end = (where.end.line, len(last) + 1)
+                text = f"{newline}{indent}{text}"
+        edits.append(Edit(start[0], start[1], end[0], end[1], text))
+    return Fix(fix.title, fix.applicability, tuple(edits))
 
 
 def _related_places(

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Dict, Iterable, List, Sequence, Tuple
+from dataclasses import dataclass, field, replace
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from idemlint.fixes import Fix
 
 # How many tasks a message names before it counts the rest.
 TASKS_NAMED = 2
@@ -73,6 +75,8 @@ class Finding:
     tasks: Tuple[str, ...] = ()
     callers: Tuple[str, ...] = ()
     related: Tuple[Related, ...] = ()
+    # The change that resolves it, when the rule can make one here.
+    suggestion: Optional[Fix] = field(default=None, compare=False)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -89,6 +93,7 @@ class Finding:
             "task": self.task,
             "tasks": list(self.tasks),
             "related": [place.as_dict() for place in self.related],
+            "suggestion": self.suggestion.as_dict() if self.suggestion is not None else None,
         }
 
 

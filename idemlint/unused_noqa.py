@@ -13,10 +13,11 @@ import io
 import os
 import re
 import tokenize
-from typing import Iterator, List, Sequence, Tuple
+from typing import Iterator, List, Optional, Sequence, Tuple
 
 from idemlint.engine import LintResult
 from idemlint.findings import Finding
+from idemlint.fixes import SAFE, Edit, Fix
 from idemlint.noqa import NOQA_INLINE, NoqaMap
 from idemlint.reading import read_regular
 from idemlint.report.meta import UNUSED_NOQA
@@ -41,7 +42,7 @@ def unused_noqa(result: LintResult, settings: Settings) -> Tuple[Finding, ...]:
             continue
         real = os.path.realpath(path)
         suppressed = [f for f in result.suppressed if os.path.realpath(f.path) == real]
-        for line, column, end_column, codes in _noqa_comments(lines):
+        for line, column, end_column, codes, comment in _noqa_comments(lines):
             unused = [
                 code
                 for code in codes
@@ -52,7 +53,8 @@ def unused_noqa(result: LintResult, settings: Settings) -> Tuple[Finding, ...]:
                 )
             ]
             if unused:
-                found.append(_finding(path, line, column, end_column, unused))
+                fix = _removal(lines[line - 1], line, column, comment, unused)
+                found.append(_finding(path, line, column, end_column, unused, fix))
     return tuple(found)
 
 
@@ -63,8 +65,8 @@ def _may_name_our_codes(path: str) -> bool:
         return False
 
 
-def _noqa_comments(lines: Sequence[str]) -> Iterator[Tuple[int, int, int, List[str]]]:
-    """(line, column, end column, idemlint codes) of each ``# noqa: IDM...`` comment."""
+def _noqa_comments(lines: Sequence[str]) -> Iterator[Tuple[int, int, int, List[str], str]]:
+    """(line, column, end column, idemlint codes, the comment) of each ``# noqa: IDM...`` comment."""
     reader = io.StringIO("".join(lines)).readline
     try:
         for token in tokenize.generate_tokens(reader):
@@ -77,7 +79,7 @@ def _noqa_comments(lines: Sequence[str]) -> Iterator[Tuple[int, int, int, List[s
             codes = [c for c in listed if c.startswith(IDEMLINT_PREFIX)]
             if codes:
                 line, column = token.start
-                yield line, column + 1, token.end[1] + 1, codes
+                yield line, column + 1, token.end[1] + 1, codes, token.string
     except (tokenize.TokenError, SyntaxError):
         return
 
@@ -86,7 +88,37 @@ def _checked(code: str, path: str, settings: Settings) -> bool:
     return any(rule.code.startswith(code) and settings.enabled(rule.code, path) for rule in RULES)
 
 
-def _finding(path: str, line: int, column: int, end_column: int, codes: List[str]) -> Finding:
+def _removal(line_text: str, number: int, column: int, comment: str, unused: List[str]) -> Optional[Fix]:
+    """The safe fix: the unused codes taken out of the comment, or the
+    ``# noqa`` (the whole comment, when it says nothing else) removed."""
+    match = NOQA_INLINE.search(comment)
+    if match is None or match.group("codes") is None:
+        return None
+    listed = [c for c in re.split(r"[,\s]+", match.group("codes")) if c]
+    kept = [c for c in listed if c not in unused]
+    line = line_text.rstrip("\r\n")
+    end = column + len(comment)
+    if kept:
+        codes = match.group("codes")
+        trailing = codes[len(codes.rstrip(", \t")) :]
+        start, stop = match.span("codes")
+        new = comment[:start] + ", ".join(kept) + trailing + comment[stop:]
+        title = f"Remove {', '.join(unused)} from the `# noqa`"
+    else:
+        before, after = comment[: match.start()].rstrip(), comment[match.end() :].strip()
+        new = " ".join(part for part in (before, after) if part)
+        title = "Remove the unused `# noqa`"
+    if new:
+        edit = Edit(number, column, number, end, new)
+    else:  # the comment goes, with the blanks before it
+        start = len(line[: column - 1].rstrip()) + 1
+        edit = Edit(number, start, number, end, "")
+    return Fix(title, SAFE, (edit,))
+
+
+def _finding(
+    path: str, line: int, column: int, end_column: int, codes: List[str], fix: Optional[Fix] = None
+) -> Finding:
     listed = ", ".join(codes)
     return Finding(
         path=path,
@@ -100,4 +132,5 @@ def _finding(path: str, line: int, column: int, end_column: int, codes: List[str
         why=UNUSED_NOQA.why,
         fix=UNUSED_NOQA.fix,
         task="",
+        suggestion=fix,
     )

@@ -33,7 +33,7 @@ CODES_FROM_10 = {code for code in ALL_CODES if not code.startswith("IDM00")}
 FINDING_LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+):(?P<column>\d+): (?P<code>[A-Z]+\d+) ")
 JSON_KEYS = {
     "path", "line", "column", "end_line", "end_column",
-    "code", "rule", "message", "why", "fix", "task", "tasks", "related",
+    "code", "rule", "message", "why", "fix", "task", "tasks", "related", "suggestion",
 }
 
 TASK_MODULE = """\

@@ -74,6 +74,21 @@ RDJSON_SCHEMA = {
                         "required": ["value"],
                         "properties": {"value": {"type": "string"}, "url": {"type": "string"}},
                     },
+                    "suggestions": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["range", "text"],
+                            "properties": {
+                                "range": {
+                                    "type": "object",
+                                    "required": ["start", "end"],
+                                    "properties": {"start": _POSITION, "end": _POSITION},
+                                },
+                                "text": {"type": "string"},
+                            },
+                        },
+                    },
                 },
             },
         },

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Dict
+from typing import Dict, List
 
 from idemlint.engine import LintResult
 from idemlint.findings import Finding
@@ -59,4 +59,22 @@ def _diagnostic(finding: Finding, paths: ReportPaths) -> Dict[str, object]:
         "severity": "WARNING",
         "source": SOURCE,
         "code": {"value": visible(finding.code), "url": info.help_url},
+        **({"suggestions": _suggestions(finding)} if finding.suggestion is not None else {}),
     }
+
+
+def _suggestions(finding: Finding) -> List[Dict[str, object]]:
+    """reviewdog's ``Suggestion`` per edit: a range in the same byte columns
+    as the diagnostic's, and the text that replaces it (GitHub's suggested
+    change, with ``-reporter=github-pr-review``)."""
+    assert finding.suggestion is not None
+    return [
+        {
+            "range": {
+                "start": {"line": edit.line, "column": utf8_column(finding.path, edit.line, edit.column)},
+                "end": {"line": edit.end_line, "column": utf8_column(finding.path, edit.end_line, edit.end_column)},
+            },
+            "text": edit.content,
+        }
+        for edit in finding.suggestion.edits
+    ]

@@ -9,10 +9,12 @@ shown, not obeyed.
 from __future__ import annotations
 
 import textwrap
+from dataclasses import replace
 from typing import List
 
 from idemlint.engine import LintResult
 from idemlint.findings import Finding
+from idemlint.fixes import FixConflict, apply
 from idemlint.escape import visible
 from idemlint.report.meta import code_info
 from idemlint.report.source import source_lines
@@ -51,10 +53,33 @@ def _comment(finding: Finding) -> str:
         "  Fix: " + fix[0].lstrip(),
         *fix[1:],
         "",
+        *_suggested(finding),
         "  For example:",
         textwrap.indent(info.use_instead.rstrip("\n"), "      "),
     ]
     return "\n".join(lines) + "\n"
+
+
+def _suggested(finding: Finding) -> List[str]:
+    """The change the finding carries, as a diff of the lines it touches."""
+    suggestion = finding.suggestion
+    if suggestion is None:
+        return []
+    lines = source_lines(finding.path)
+    first = min(edit.line for edit in suggestion.edits)
+    last = max(edit.end_line for edit in suggestion.edits)
+    if not lines or last > len(lines):
+        return []
+    shifted = [replace(edit, line=edit.line - first + 1, end_line=edit.end_line - first + 1) for edit in suggestion.edits]
+    before = "".join(lines[first - 1 : last])
+    try:
+        after = apply(before, shifted)
+    except FixConflict:
+        return []
+    applicability = "" if suggestion.safe else " (unsafe: review it)"
+    diff = [f"      - {visible(line)}" for line in before.splitlines()]
+    diff += [f"      + {visible(line)}" for line in after.splitlines()]
+    return [f"  Suggested change{applicability}: {visible(suggestion.title)}", *diff, ""]
 
 
 def _tasks(finding: Finding) -> str:

@@ -22,6 +22,7 @@ from urllib.parse import quote
 
 from idemlint import __version__
 from idemlint.engine import LintResult
+from idemlint.fixes import Fix
 from idemlint.findings import FileProblem, Finding, Related
 from idemlint.git import report_root
 from idemlint.report.meta import PROJECT_URL, UNUSED_NOQA, CodeInfo, code_info
@@ -108,7 +109,34 @@ def _result(
         result["relatedLocations"] = [
             _related(number, place, paths) for number, place in enumerate(finding.related)
         ]
+    if finding.suggestion is not None:
+        result["fixes"] = [_fix(finding.path, finding.suggestion, paths)]
     return result
+
+
+def _fix(path: str, fix: Fix, paths: ReportPaths) -> Dict[str, object]:
+    """SARIF's ``fix``: one artifact change, its replacements' regions in the
+    same line and column convention as the results' (1-based, end exclusive)."""
+    return {
+        "description": {"text": visible(fix.title)},
+        "artifactChanges": [
+            {
+                "artifactLocation": _artifact(path, paths),
+                "replacements": [
+                    {
+                        "deletedRegion": {
+                            "startLine": edit.line,
+                            "startColumn": edit.column,
+                            "endLine": edit.end_line,
+                            "endColumn": edit.end_column,
+                        },
+                        "insertedContent": {"text": edit.content},
+                    }
+                    for edit in fix.edits
+                ],
+            }
+        ],
+    }
 
 
 def _related(number: int, place: Related, paths: ReportPaths) -> Dict[str, object]:

@@ -13,6 +13,25 @@ from idemlint.tasks import Decorators, ModuleIndex
 
 
 @dataclass(frozen=True)
+class NodeEdit:
+    """Text to put ``before`` a node, ``after`` it, or in its place (``replace``)."""
+
+    node: cst.CSTNode
+    text: str
+    where: str = "replace"
+
+
+@dataclass(frozen=True)
+class SuggestedFix:
+    """A rule's fix, by the nodes it changes; the engine positions it
+    (:class:`idemlint.fixes.Fix`).  ``applicability`` is ``safe`` or ``unsafe``."""
+
+    title: str
+    applicability: str
+    edits: Tuple[NodeEdit, ...]
+
+
+@dataclass(frozen=True)
 class Violation:
     """A rule's raw result: the node to report and the finding's message.
 
@@ -26,13 +45,15 @@ class Violation:
     message: str
     event: Optional[Event] = None
     related: Tuple[Tuple[Event, str], ...] = ()
+    fix: Optional[SuggestedFix] = None
 
 
 class Rule:
     """A rule: one code and its documentation.
 
     ``why`` and ``fix`` follow ruff's documentation sections ("Why is this
-    bad?", "Use instead"); ``example`` and ``use_instead`` are code.  The
+    bad?", "Use instead"); ``example`` and ``use_instead`` are code;
+    ``fix_availability`` is ruff's "Fix availability".  The
     README table, ``docs/rules/`` and ``idemlint explain`` are generated from
     these attributes.
     """
@@ -46,6 +67,8 @@ class Rule:
     example: ClassVar[str]
     use_instead: ClassVar[str]
     limits: ClassVar[str] = ""
+    # What ``--fix`` does for it, and whether it is safe; empty: no fix yet.
+    fix_availability: ClassVar[str] = ""
 
 
 class TaskRule(Rule):

@@ -39,7 +39,8 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.names import Resolver, dotted_name, literal_text
-from idemlint.rules.base import ModuleContext, ModuleRule, Violation
+from idemlint.fixes import UNSAFE
+from idemlint.rules.base import ModuleContext, ModuleRule, NodeEdit, SuggestedFix, Violation
 from idemlint.tasks import (
     ClassOptions,
     Decorators,
@@ -85,6 +86,9 @@ class _Acks:
     reject: str  # the reject setting to suggest, in the same spelling
     form: str  # "keyword", "assign" or "key": how to spell the suggestion
     setting: str = ""  # the app-wide setting's name (``task_acks_late``)
+    # What the fix goes after: the value ``True`` of a keyword or a dict
+    # entry, or the assignment statement.
+    anchor: Optional[cst.CSTNode] = None
 
 
 @dataclass(eq=False)
@@ -306,7 +310,8 @@ class _Walker:
         elif name in CONFIG_ACKS and _is_true(value):
             shown = {"assign": f"{spelled or name} = True", "keyword": f"{name}=True",
                      "key": f'"{name}": True'}[form]
-            place.acks.append(_Acks(node, f"`{shown}`", CONFIG_ACKS[name], form, name))
+            anchor = node if form == "assign" else value
+            place.acks.append(_Acks(node, f"`{shown}`", CONFIG_ACKS[name], form, name, anchor))
         elif name in catalog.WORKER_POOL_SETTINGS:
             place.pool = literal_text(value)
 
@@ -418,7 +423,8 @@ class _Walker:
         elif name == TASK_ACKS and _is_true(value):
             shown = {"assign": "acks_late = True", "keyword": "acks_late=True",
                      "key": '"acks_late": True'}[form]
-            place.acks.append(_Acks(node, f"`{shown}`", TASK_REJECT, form))
+            anchor = node if form == "assign" else value
+            place.acks.append(_Acks(node, f"`{shown}`", TASK_REJECT, form, anchor=anchor))
 
     # -- classes ----------------------------------------------------------
 
@@ -587,6 +593,18 @@ def capture_payment(payment_id):
         "`CELERY_TASK_REJECT_ON_WORKER_LOST` is accepted too."
     )
 
+    fix_availability = (
+        "Sometimes, unsafe (`--fix --unsafe-fixes`): the reject setting is added "
+        "beside the late-acks one, in its spelling: `reject_on_worker_lost=True` "
+        "after `acks_late=True` (on a line of its own when the arguments are one a "
+        "line), `\"task_reject_on_worker_lost\": True` after the dict entry, "
+        "`app.conf.task_reject_on_worker_lost = True` on the line after the "
+        "assignment (not when the assignment shares its line). Unsafe because a "
+        "task whose worker dies is then redelivered and runs again: make sure it "
+        "is idempotent. Not offered where a reject setting is turned off: that is "
+        "a decision to revisit by hand."
+    )
+
     def check_module(
         self,
         module: cst.Module,
@@ -595,6 +613,7 @@ def capture_payment(payment_id):
         context: ModuleContext = ModuleContext(),
     ) -> Iterator[Violation]:
         walker = _Walker(index, task_decorators)
+        own_lines = _LinesAlone(module)
         app = walker.place(scope=" in this module")
         walker.scope(module.body, app, module_level=True)
         for place in walker.places:
@@ -606,7 +625,8 @@ def capture_payment(payment_id):
             for acks in place.acks:
                 if place is app and _copied_by_in_process_workers(acks, context):
                     continue
-                yield Violation(acks.node, _message(acks, place, state))
+                fix = _fix(acks, own_lines) if state == _UNSET else None
+                yield Violation(acks.node, _message(acks, place, state), fix=fix)
 
 
 def _copied_by_in_process_workers(acks: _Acks, context: ModuleContext) -> bool:
@@ -618,6 +638,60 @@ def _copied_by_in_process_workers(acks: _Acks, context: ModuleContext) -> bool:
         return False
     pools = context.pools_copying(context.module, acks.setting)
     return bool(pools) and all(pool in catalog.IN_PROCESS_POOLS for pool in pools)
+
+
+def _fix(acks: _Acks, own_lines: "_LinesAlone") -> Optional[SuggestedFix]:
+    """The reject setting beside the acks one, in its spelling: a keyword
+    after ``acks_late=True``, an entry after ``"acks_late": True``, a line
+    after ``task_acks_late = True`` (only when that assignment has its line
+    to itself).  Unsafe: a task lost with its worker is then redelivered,
+    so it runs again."""
+    anchor = acks.anchor
+    if anchor is None:
+        return None
+    if acks.form == "keyword" and _ends_its_line(acks.node):  # one argument a line
+        edit = NodeEdit(anchor, f"{acks.reject}=True,", "next_line")
+    elif acks.form == "keyword":
+        edit = NodeEdit(anchor, f", {acks.reject}=True", "after")
+    elif acks.form == "key":
+        edit = NodeEdit(anchor, f', "{acks.reject}": True', "after")
+    else:
+        name = acks.setting or TASK_ACKS
+        code = cst.Module([]).code_for_node(anchor)
+        if not own_lines.holds(anchor) or code.count(name) != 1:
+            return None
+        edit = NodeEdit(anchor, code.replace(name, acks.reject), "next_line")
+    return SuggestedFix(f"Set `{acks.reject}` beside `{acks.setting or TASK_ACKS}`", UNSAFE, (edit,))
+
+
+def _ends_its_line(arg: cst.CSTNode) -> bool:
+    """An argument followed by a comma and a line break: the call lists its
+    arguments one a line."""
+    if not isinstance(arg, cst.Arg) or not isinstance(arg.comma, cst.Comma):
+        return False
+    return isinstance(arg.comma.whitespace_after, cst.ParenthesizedWhitespace)
+
+
+class _LinesAlone:
+    """Which small statements are the only one on their line, worked out
+    the first time a fix asks (most modules never do)."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self._module = module
+        self._found: Optional[Set[int]] = None
+
+    def holds(self, statement: cst.CSTNode) -> bool:
+        if self._found is None:
+            found: Set[int] = set()
+
+            class Lines(cst.CSTVisitor):
+                def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+                    if len(node.body) == 1:
+                        found.add(id(node.body[0]))
+
+            self._module.visit(Lines())
+            self._found = found
+        return id(statement) in self._found
 
 
 def _message(acks: _Acks, place: _Place, state: str) -> str:

@@ -1,0 +1,263 @@
+"""Fixes: the edits, applying them to files, and the front ends that do.
+
+The first fix is IDM800's (an unused ``# noqa``, safe): before/after pairs
+with the exact text expected, the fixed file re-checked with nothing left,
+``--fix-diff`` writing nothing, and files idemlint must leave alone (read-only,
+changed during the run) left untouched with one line saying why.  The CLI
+runs through its entry point in a subprocess, as a user runs it.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import shutil
+import pathlib
+import stat
+import subprocess
+import sys
+from typing import List, Tuple
+
+import jsonschema
+import pytest
+
+from conftest import RunCli
+from test_formats import RDJSON_SCHEMA, SARIF_SCHEMA
+
+from idemlint.fixes import SAFE, Edit, Fix, FixConflict, apply, plan, write, write_atomically
+
+HEAD = "from celery import shared_task\n\n\n@shared_task\ndef task(order_id):\n"
+
+
+def idemlint(cwd: pathlib.Path, *argv: str) -> Tuple[int, str, str]:
+    run = subprocess.run(
+        [sys.executable, "-m", "idemlint", *argv], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
+    return run.returncode, run.stdout, run.stderr
+
+
+# -- edits ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "edits, expected",
+    [
+        ([Edit(1, 5, 1, 8, "xyz")], "abcdxyzh\nijkl\n"),
+        ([Edit(2, 1, 2, 1, ">")], "abcdefgh\n>ijkl\n"),
+        ([Edit(1, 9, 2, 1, " ")], "abcdefgh ijkl\n"),
+        ([Edit(2, 1, 2, 3, ""), Edit(1, 1, 1, 2, "A")], "Abcdefgh\nkl\n"),
+    ],
+    ids=["replace", "insert", "across-lines", "two-edits-any-order"],
+)
+def test_edits_apply_where_they_say(edits: List[Edit], expected: str) -> None:
+    assert apply("abcdefgh\nijkl\n", edits) == expected
+
+
+@pytest.mark.parametrize(
+    "edits",
+    [
+        [Edit(1, 2, 1, 5, "x"), Edit(1, 4, 1, 6, "y")],
+        [Edit(5, 1, 5, 2, "x")],
+        [Edit(1, 40, 1, 41, "x")],
+        [Edit(1, 5, 1, 2, "x")],
+    ],
+    ids=["overlapping", "past-the-last-line", "past-the-line-end", "ends-before-it-starts"],
+)
+def test_edits_that_do_not_fit_are_refused(edits: List[Edit]) -> None:
+    with pytest.raises(FixConflict):
+        apply("abcdefgh\nijkl\n", edits)
+
+
+def test_of_two_overlapping_fixes_one_is_made_and_the_other_left_for_the_next_round(
+    tmp_path: pathlib.Path,
+) -> None:
+    path = tmp_path / "f.py"
+    path.write_text("abcdefgh\n", "utf-8")
+    first = Fix("first", SAFE, (Edit(1, 2, 1, 5, "X"),))
+    second = Fix("second", SAFE, (Edit(1, 4, 1, 6, "Y"),))
+    planned = plan(str(path), [second, first])
+    assert (planned.after, planned.applied) == ("aXefgh\n", 1)
+
+
+def test_a_file_changed_since_it_was_read_is_not_written(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "f.py"
+    path.write_text("x = 1  # noqa: IDM002\n", "utf-8")
+    planned = plan(str(path), [Fix("t", SAFE, (Edit(1, 6, 1, 22, ""),))])
+    path.write_text("x = 2  # noqa: IDM002\n", "utf-8")
+    why = write(planned)
+    assert why is not None and "changed while it was being checked" in why
+    assert path.read_text("utf-8") == "x = 2  # noqa: IDM002\n"
+
+
+def test_writing_keeps_the_mode_and_leaves_no_temporary_file(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "f.py"
+    path.write_text("a\n", "utf-8")
+    path.chmod(0o640)
+    write_atomically(str(path), "b\n", b"a\n")
+    assert path.read_text("utf-8") == "b\n"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.py"]
+
+
+# -- IDM800: an unused `# noqa` ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "before, after",
+    [
+        ("    print(order_id)  # noqa: IDM002\n", "    print(order_id)\n"),
+        ("    print(order_id)  # noqa: IDM002, E501\n", "    print(order_id)  # noqa: E501\n"),
+        ("    print(order_id)  # noqa: E501,IDM013  # why\n", "    print(order_id)  # noqa: E501  # why\n"),
+        ("    print(order_id)  # noqa: IDM002  # a reason\n", "    print(order_id)  # a reason\n"),
+        ("    print(order_id)  # noqa:IDM002,IDM013\n", "    print(order_id)\n"),
+        ("    print(order_id)\t# noqa: IDM002\r\n", "    print(order_id)\r\n"),
+    ],
+    ids=["whole-comment", "other-codes-kept", "text-after-kept", "reason-kept", "every-code", "crlf"],
+)
+def test_an_unused_noqa_is_fixed_exactly(tmp_path: pathlib.Path, before: str, after: str) -> None:
+    path = tmp_path / "tasks.py"
+    path.write_bytes((HEAD + before).encode("utf-8"))
+    status, _, err = idemlint(tmp_path, "check", "--no-cache", "--show-unused-noqa", "--fix", "tasks.py")
+    assert path.read_bytes().decode("utf-8") == HEAD + after
+    assert (status, err) == (0, "Fixed 1 finding.\n")
+    ast.parse(path.read_text("utf-8"))
+    assert idemlint(tmp_path, "check", "--no-cache", "--show-unused-noqa", "tasks.py")[0] == 0
+
+
+def test_a_used_noqa_is_left_as_it_is(tmp_path: pathlib.Path) -> None:
+    body = "    import requests\n    requests.post('https://x.example/o', json={})  # noqa: IDM002\n"
+    path = tmp_path / "tasks.py"
+    path.write_text(HEAD + body, "utf-8")
+    status, out, err = idemlint(tmp_path, "check", "--no-cache", "--show-unused-noqa", "--fix", "tasks.py")
+    assert (status, out, err) == (0, "", "")
+    assert path.read_text("utf-8") == HEAD + body
+
+
+def test_fix_diff_prints_the_change_and_writes_nothing(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "tasks.py"
+    path.write_text(HEAD + "    print(order_id)  # noqa: IDM002\n", "utf-8")
+    status, out, err = idemlint(tmp_path, "check", "--no-cache", "--show-unused-noqa", "--fix-diff", "tasks.py")
+    assert status == 1
+    assert out.splitlines()[:2] == ["--- a/tasks.py", "+++ b/tasks.py"]
+    assert "-    print(order_id)  # noqa: IDM002" in out.splitlines()
+    assert "+    print(order_id)" in out.splitlines()
+    assert err == "Would fix 1 finding.\n"
+    assert path.read_text("utf-8") == HEAD + "    print(order_id)  # noqa: IDM002\n"
+
+
+def test_exit_non_zero_on_fix(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "tasks.py").write_text(HEAD + "    print(order_id)  # noqa: IDM002\n", "utf-8")
+    argv = ("check", "--no-cache", "--show-unused-noqa", "--fix", "--exit-non-zero-on-fix", "tasks.py")
+    assert idemlint(tmp_path, *argv)[0] == 1
+    assert idemlint(tmp_path, *argv)[0] == 0  # nothing left to fix
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes read-only files")
+def test_a_read_only_file_is_left_untouched_with_one_line(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "tasks.py"
+    path.write_text(HEAD + "    print(order_id)  # noqa: IDM002\n", "utf-8")
+    tmp_path.chmod(0o555)
+    path.chmod(0o444)
+    try:
+        status, _, err = idemlint(tmp_path, "check", "--no-cache", "--show-unused-noqa", "--fix", "tasks.py")
+    finally:
+        tmp_path.chmod(0o755)
+    assert status == 1
+    assert err.count("\n") == 1 and err.startswith("idemlint: tasks.py: not fixed:")
+    assert path.read_text("utf-8") == HEAD + "    print(order_id)  # noqa: IDM002\n"
+
+
+def test_a_file_that_is_not_utf8_is_left_untouched(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "tasks.py"
+    raw = ("# -*- coding: latin-1 -*-\n" + HEAD + "    print('\xe9t\xe9')  # noqa: IDM002\n").encode("latin-1")
+    path.write_bytes(raw)
+    status, _, err = idemlint(tmp_path, "check", "--no-cache", "--show-unused-noqa", "--fix", "tasks.py")
+    assert status == 1 and "not fixed" in err
+    assert path.read_bytes() == raw
+
+
+def test_fix_and_fix_diff_together_are_a_usage_error(run_cli: RunCli, tmp_path: pathlib.Path) -> None:
+    status, _, err = run_cli("check", "--fix", "--fix-diff", str(tmp_path))
+    assert status == 2 and "cannot be used together" in err
+
+
+# -- the machine formats carry the fix --------------------------------------
+
+
+def test_json_sarif_and_rdjson_carry_the_fix(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "tasks.py").write_text(HEAD + "    print('\u00e9', order_id)  # noqa: IDM002\n", "utf-8")
+    argv = ("check", "--no-cache", "--show-unused-noqa", "--exit-zero", "tasks.py")
+    (finding,) = json.loads(idemlint(tmp_path, *argv, "--format", "json")[1])
+    # The comment and the blanks before it: columns 25 to 41, in characters.
+    edit = {"line": 6, "column": 25, "end_line": 6, "end_column": 41, "content": ""}
+    assert finding["suggestion"] == {"title": "Remove the unused `# noqa`", "applicability": "safe", "edits": [edit]}
+    log = json.loads(idemlint(tmp_path, *argv, "--format", "sarif")[1])
+    jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text())).validate(log)
+    (result,) = log["runs"][0]["results"]
+    (replacement,) = result["fixes"][0]["artifactChanges"][0]["replacements"]
+    assert replacement == {
+        "deletedRegion": {"startLine": 6, "startColumn": 25, "endLine": 6, "endColumn": 41},
+        "insertedContent": {"text": ""},
+    }
+    document = json.loads(idemlint(tmp_path, *argv, "--format", "rdjson")[1])
+    jsonschema.validate(document, RDJSON_SCHEMA)
+    (diagnostic,) = document["diagnostics"]
+    # reviewdog counts UTF-8 bytes: the é before the comment is two.
+    assert diagnostic["suggestions"] == [
+        {"range": {"start": {"line": 6, "column": 26}, "end": {"line": 6, "column": 42}}, "text": ""}
+    ]
+
+
+def test_the_review_format_shows_the_change(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "tasks.py").write_text(HEAD + "    print(order_id)  # noqa: IDM002\n", "utf-8")
+    out = idemlint(tmp_path, "check", "--no-cache", "--show-unused-noqa", "--format", "review", "tasks.py")[1]
+    assert "  Suggested change: Remove the unused `# noqa`\n" in out
+    assert "      -     print(order_id)  # noqa: IDM002\n      +     print(order_id)\n" in out
+
+
+# -- rule fixes: before/after pairs in tests/fixes/ -------------------------
+
+PAIRS = pathlib.Path(__file__).parent / "fixes"
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in PAIRS.glob("*.py") if not p.stem.endswith(".fixed")))
+def test_the_unsafe_fixes_turn_each_file_into_its_pair(tmp_path: pathlib.Path, name: str) -> None:
+    path = tmp_path / f"{name}.py"
+    shutil.copy(PAIRS / f"{name}.py", path)
+    status, out, err = idemlint(tmp_path, "check", "--no-cache", "--fix", "--unsafe-fixes", path.name)
+    expected = (PAIRS / f"{name}.fixed.py").read_text("utf-8")
+    assert path.read_text("utf-8") == expected
+    ast.parse(expected)
+    assert err.startswith("Fixed ")
+    # What is left is what no fix was offered for, and the same when checked again.
+    again = idemlint(tmp_path, "check", "--no-cache", path.name)
+    assert (again[0], again[1]) == (status, out)
+
+
+def test_safe_fixes_alone_leave_unsafe_ones_unmade(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "settings.py"
+    shutil.copy(PAIRS / "IDM009_settings.py", path)
+    status, _, err = idemlint(tmp_path, "check", "--no-cache", "--fix", path.name)
+    assert (status, err) == (1, "")
+    assert path.read_text("utf-8") == (PAIRS / "IDM009_settings.py").read_text("utf-8")
+
+
+def test_a_cached_finding_keeps_its_fix(tmp_path: pathlib.Path) -> None:
+    shutil.copy(PAIRS / "IDM009_settings.py", tmp_path / "settings.py")
+    argv = ("check", "--format", "json", "--cache-dir", str(tmp_path / "cache"), "settings.py")
+    cold = json.loads(idemlint(tmp_path, *argv)[1])
+    warm = json.loads(idemlint(tmp_path, *argv)[1])
+    assert cold == warm
+    assert sum(finding["suggestion"] is not None for finding in warm) == 5
+    assert {finding["suggestion"]["applicability"] for finding in warm if finding["suggestion"]} == {"unsafe"}
+
+
+def test_a_symbolic_link_is_not_replaced(tmp_path: pathlib.Path) -> None:
+    target = tmp_path / "real.py"
+    target.write_text("a\n", "utf-8")
+    link = tmp_path / "link.py"
+    link.symlink_to(target)
+    with pytest.raises(OSError, match="symbolic link"):
+        write_atomically(str(link), "b\n", b"a\n")
+    assert link.is_symlink() and target.read_text("utf-8") == "a\n"
