@@ -933,7 +933,7 @@ def _analyse(
                             called=event is not None and not event.scope.is_task,
                             route=routes.of(event) if event is not None else (),
                             related=related,
-                            fix=violation.fix if owner is loaded else None,
+                            fix=violation.fix,
                         ))
                 walked.update(id(event.scope.function) for event in trace.events)
                 walked.add(id(task.owner or task.function))

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+import math
+from typing import Iterator, Optional
 
 import libcst as cst
 
+from idemlint import catalog
 from idemlint.analysis import Trace, call_label
-from idemlint.effects import Knowledge
-from idemlint.rules.base import TaskRule, Violation, where
+from idemlint.effects import Knowledge, is_none
+from idemlint.fixes import UNSAFE
+from idemlint.limits import Limit, Values, time_limit
+from idemlint.names import argument
+from idemlint.rules.base import NodeEdit, SuggestedFix, TaskRule, Violation, where
 
 
 class LockWithoutTtl(TaskRule):
@@ -55,17 +60,77 @@ def sync_account(account_id):
         "without `timeout` uses the cache's default timeout and is not reported."
     )
 
+    fix_availability = (
+        "Sometimes, unsafe (`--fix --unsafe-fixes`), when the task states its own "
+        "time limit (`time_limit`/`soft_time_limit`, the larger, as IDM006 reads "
+        "them): the expiry added is that limit, rounded up, in the API's unit. "
+        "`setnx(k, v)` becomes `set(k, v, nx=True, ex=N)`; `set(k, v, nx=True)` "
+        "gets `ex=N`, `lock(name)` and redis-py's `Lock(...)` `timeout=N`, "
+        "`redis_lock.Lock(...)` `expire=N`; an explicit `None` expiry becomes "
+        "`N`. Unsafe because the lock now expires: check that the work behind it "
+        "cannot outlast the limit. Not offered without a time limit, nor where "
+        "arguments are splatted (`*args`, `**kwargs`)."
+    )
+
     def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
+        limit: Optional[Limit] = None
         for event in trace.calls():
             api = knowledge.lock_api(event)
             if api is None or not isinstance(event.node, cst.Call):
                 continue
             if knowledge.lock_has_ttl(event.node, api):
                 continue
+            if limit is None:
+                limit = _task_limit(trace, knowledge)
             yield Violation(
                 event.node,
                 f"`{call_label(event.node)}` in {where(event, trace.task.name)} takes "
                 f"a lock ({api.label}) without expiry; if the worker dies holding it, "
                 "the lock is never released and every retry is blocked",
                 event=event,
+                fix=_expiry_fix(event.node, api, limit) if limit is not None else None,
             )
+
+
+def _task_limit(trace: Trace, knowledge: Knowledge) -> Optional[Limit]:
+    scope = next((e.scope for e in trace.events if e.scope.is_task), None)
+    if scope is None:
+        return None
+    return time_limit(trace.task, Values.of_trace(trace, knowledge.constants, knowledge.calls), scope.resolver)
+
+
+def _expiry_fix(call: cst.Call, api: catalog.LockApi, limit: Limit) -> Optional[SuggestedFix]:
+    """The lock taken with an expiry of the task's time limit, where the
+    call can say it (no splat; a place for the expiry the API has)."""
+    if any(arg.star for arg in call.args) or not call.args:
+        return None
+    last = call.args[-1].value
+    if api.never_expires:  # ``setnx(k, v)``: SET NX with the expiry
+        if not isinstance(call.func, cst.Attribute) or len(call.args) != 2 or call.args[1].keyword is not None:
+            return None
+        edits = (
+            NodeEdit(call.func.attr, "set"),
+            NodeEdit(last, f", nx=True, ex={_amount(limit, 'ex')}", "after"),
+        )
+        return SuggestedFix(f"Take the lock with `SET NX EX {_amount(limit, 'ex')}`", UNSAFE, edits)
+    if not api.ttl_keywords:
+        return None
+    keyword = api.ttl_keywords[0]
+    amount = _amount(limit, keyword)
+    explicit = next(
+        (arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value in api.ttl_keywords), None
+    )
+    if explicit is None and api.ttl_position is not None:
+        positional = argument(call, api.ttl_position, None)
+        explicit = positional if positional is not None and is_none(positional) else None
+    if explicit is not None:
+        edit = NodeEdit(explicit, str(amount))
+    else:
+        edit = NodeEdit(last, f", {keyword}={amount}", "after")
+    return SuggestedFix(f"Give the lock an expiry of {limit.describe()}", UNSAFE, (edit,))
+
+
+def _amount(limit: Limit, keyword: str) -> int:
+    """The limit in the unit of the API's expiry keyword, rounded up."""
+    unit = catalog.LOCK_TTL_SECONDS_PER_UNIT.get(keyword, 1.0)
+    return math.ceil(limit.seconds / unit)
