@@ -69,7 +69,7 @@ ABANDONED_SECONDS = 3600
 # every Python, so files that were E999 under an older Python now have findings;
 # 5: findings name every task and carry related places; 6: the calls not
 # followed for a budget).
-FORMAT = 7
+FORMAT = 8
 # The dependency digest of a module that could not be read when it was looked up.
 UNREADABLE = "-"
 
@@ -500,10 +500,10 @@ def _finding(data: object) -> Finding:
 
 
 def _suggestion(data: object) -> Fix:
-    title, applicability, edits = _fields(data, 3)
+    title, applicability, edits, digest = _fields(data, 4)
     if applicability not in (SAFE, UNSAFE):
         raise Invalid("unknown applicability")
-    return Fix(_text(title), _text(applicability), tuple(_edit(item) for item in _items(edits)))
+    return Fix(_text(title), _text(applicability), tuple(_edit(item) for item in _items(edits)), _text(digest))
 
 
 def _edit(data: object) -> Edit:
@@ -511,7 +511,7 @@ def _edit(data: object) -> Edit:
     start, end = (_position(line), _position(column)), (_position(end_line), _position(end_column))
     if end < start:
         raise Invalid("an edit ends before it starts")
-    return Edit(start[0], start[1], end[0], end[1], _text(content))
+    return Edit(start[0], start[1], end[0], end[1], _code_text(content))
 
 
 def _related(data: object) -> Related:
@@ -564,6 +564,13 @@ def _text(value: object) -> str:
     """A message, name or task: one line without control characters, as idemlint writes them."""
     if not isinstance(value, str) or _CONTROL.search(value):
         raise Invalid("not plain text")
+    return value
+
+
+def _code_text(value: object) -> str:
+    """A fix's replacement text: code, so line breaks and tabs, but no other control character."""
+    if not isinstance(value, str) or _CONTROL.search(value.replace("\n", "").replace("\r", "").replace("\t", "")):
+        raise Invalid("not code")
     return value
 
 

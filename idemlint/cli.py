@@ -263,17 +263,24 @@ def check(
     paths = paths or (".",)
     if baseline_path and write_baseline_path:
         raise click.UsageError("--baseline and --write-baseline cannot be used together")
+    if fix and fix_diff:
+        raise click.UsageError("--fix and --fix-diff cannot be used together")
+    if fix and diff_revision == "-":
+        # The lines a diff on stdin names move as fixes are made, and it cannot be read again.
+        raise click.UsageError("--fix cannot be used with --diff - (name a revision instead)")
     config_path, settings = _settings(paths, config_path, task_decorators, exclude, select, ignore)
     # Read before the analysis: a bad revision or diff fails fast.
     changed = _changed_lines(diff_revision, paths) if diff_revision is not None else None
-    if fix and fix_diff:
-        raise click.UsageError("--fix and --fix-diff cannot be used together")
+    analysed_before: List[bool] = []
     cache = None
     if not no_cache:
         root = os.path.dirname(os.path.abspath(config_path)) if config_path else os.getcwd()
         cache = Cache(cache_dir or os.path.join(root, DIRECTORY_NAME), settings)
 
     def analyse() -> LintResult:
+        # After a round of fixes the changed lines are those of the fixed files.
+        now = changed if not analysed_before else _changed_lines(diff_revision, paths) if diff_revision else None
+        analysed_before.append(True)
         result = lint_paths(
             paths, settings, force_exclude=force_exclude, project=project_root, jobs=jobs, cache=cache
         )
@@ -283,11 +290,11 @@ def check(
             from idemlint.unused_noqa import unused_noqa
 
             result = replace(result, findings=_sorted_findings(result, unused_noqa(result, settings)))
-        if changed is not None:
+        if now is not None:
             result = replace(
                 result,
-                findings=changed.keep_findings(result.findings),
-                problems=changed.keep_problems(result.problems),
+                findings=now.keep_findings(result.findings),
+                problems=now.keep_problems(result.problems),
             )
         if baseline_path and not write_baseline_path:
             result = _without_baselined(baseline_path, result)

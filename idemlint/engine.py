@@ -1048,13 +1048,15 @@ def _locate(
                     tasks=(item.qualified,) if item.qualified else (),
                     callers=callers,
                     related=tuple(sorted({place for place in related if place is not None})),
-                    suggestion=_positioned(item.fix, positions, lines) if item.fix is not None else None,
+                    suggestion=(
+                        _positioned(item.fix, positions, lines, loaded.digest or "") if item.fix is not None else None
+                    ),
                 )
             )
     return findings
 
 
-def _positioned(fix: "SuggestedFix", positions: Dict[int, "CodeRange"], lines: Sequence[str]) -> Fix:
+def _positioned(fix: "SuggestedFix", positions: Dict[int, "CodeRange"], lines: Sequence[str], digest: str) -> Fix:
     """A rule's fix with each edit placed where its node is; ``next_line``
     puts the text on a line of its own after the node's last line, indented
     as the line the node starts on."""
@@ -1080,7 +1082,7 @@ def _positioned(fix: "SuggestedFix", positions: Dict[int, "CodeRange"], lines: S
                 start = end = (where.end.line, len(last) + 1)
                 text = f"{newline}{indent}{text}"
         edits.append(Edit(start[0], start[1], end[0], end[1], text))
-    return Fix(fix.title, fix.applicability, tuple(edits))
+    return Fix(fix.title, fix.applicability, tuple(edits), digest)
 
 
 def _related_places(

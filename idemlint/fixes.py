@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import stat
 import tempfile
 from dataclasses import dataclass
@@ -55,6 +56,8 @@ class Fix:
     title: str
     applicability: str
     edits: Tuple[Edit, ...]
+    # The content hash of the file the edits were computed on (empty: unknown).
+    digest: str = ""
 
     @property
     def safe(self) -> bool:
@@ -135,15 +138,21 @@ def write_atomically(path: str, text: str, expected: bytes) -> None:
     with open(path, "rb") as handle:
         if handle.read() != expected:
             raise OSError(f"{path} changed while it was being checked")
-    mode = stat.S_IMODE(os.stat(path).st_mode)
-    if not os.access(path, os.W_OK):
-        raise PermissionError(f"{path} is not writable")
+    status = os.stat(path)
+    mode = stat.S_IMODE(status.st_mode)
+    # By its mode, not os.access: root may write anything, a read-only file is still meant to stay.
+    if not mode & 0o222 or not os.access(path, os.W_OK):
+        raise PermissionError(f"{path} is read-only")
+    if status.st_nlink > 1:  # replacing it would split it from its other names
+        raise OSError(f"{path} has other hard links")
     directory = os.path.dirname(os.path.abspath(path))
     handle_number, temporary = tempfile.mkstemp(prefix=".idemlint-fix-", dir=directory)
     try:
         with os.fdopen(handle_number, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
         os.chmod(temporary, mode)
+        if hasattr(os, "chown") and os.geteuid() == 0:
+            os.chown(temporary, status.st_uid, status.st_gid)
         os.replace(temporary, path)
     except BaseException:
         if os.path.exists(temporary):
@@ -168,22 +177,31 @@ def plan(path: str, fixes: Sequence[Fix]) -> FileFixes:
     another made, in the order of their first edits (those left out are
     found again by the next analysis); nothing, with a reason, when the
     file cannot be read as UTF-8 or an edit does not fit it."""
+    from idemlint.cache import content_hash
+
     try:
         with open(path, "rb") as handle:
             raw = handle.read()
         before = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         return FileFixes(path, "", "", 0, f"not fixed: {error}")
+    if any(fix.digest and fix.digest != content_hash(raw) for fix in fixes):
+        return FileFixes(path, before, before, 0, "not fixed: it changed after it was analysed")
+    if re.search("\r(?!\n)", before):
+        return FileFixes(path, before, before, 0, "not fixed: it ends lines with a lone carriage return")
+    # Positions count from after a byte order mark, as the analysis read the file.
+    mark = "\ufeff" if before.startswith("\ufeff") else ""
+    body = before[len(mark) :]
     taken: List[Fix] = []
     for fix in sorted(fixes, key=lambda f: min(f.edits)):
         try:
-            fixed_text(before, [*taken, fix])
+            fixed_text(body, [*taken, fix])
         except FixConflict:
             continue
         taken.append(fix)
     if not taken and fixes:
         return FileFixes(path, before, before, 0, "not fixed: the fixes do not fit the file as it is")
-    return FileFixes(path, before, fixed_text(before, taken), len(taken))
+    return FileFixes(path, before, mark + fixed_text(body, taken), len(taken))
 
 
 def write(planned: FileFixes) -> Optional[str]:

@@ -37,6 +37,7 @@ def unused_noqa(result: LintResult, settings: Settings) -> Tuple[Finding, ...]:
         if not settings.enabled(UNUSED_NOQA.code, path) or not _may_name_our_codes(path):
             continue
         lines = source_lines(path)
+        digest = _digest(path)
         noqa = NoqaMap(lines)
         if noqa.disabled:
             continue
@@ -53,7 +54,7 @@ def unused_noqa(result: LintResult, settings: Settings) -> Tuple[Finding, ...]:
                 )
             ]
             if unused:
-                fix = _removal(lines[line - 1], line, column, comment, unused)
+                fix = _removal(lines[line - 1], line, column, comment, unused, digest)
                 found.append(_finding(path, line, column, end_column, unused, fix))
     return tuple(found)
 
@@ -88,11 +89,25 @@ def _checked(code: str, path: str, settings: Settings) -> bool:
     return any(rule.code.startswith(code) and settings.enabled(rule.code, path) for rule in RULES)
 
 
-def _removal(line_text: str, number: int, column: int, comment: str, unused: List[str]) -> Optional[Fix]:
+def _digest(path: str) -> str:
+    from idemlint.cache import content_hash
+
+    try:
+        return content_hash(read_regular(path))
+    except OSError:
+        return ""
+
+
+def _removal(
+    line_text: str, number: int, column: int, comment: str, unused: List[str], digest: str
+) -> Optional[Fix]:
     """The safe fix: the unused codes taken out of the comment, or the
-    ``# noqa`` (the whole comment, when it says nothing else) removed."""
+    ``# noqa`` (the whole comment, when it says nothing else) removed;
+    text after it stays a comment.  None when another ``# noqa`` follows in
+    the comment: flake8 reads the first, so removing this one would let
+    the next suppress what it does not today."""
     match = NOQA_INLINE.search(comment)
-    if match is None or match.group("codes") is None:
+    if match is None or match.group("codes") is None or NOQA_INLINE.search(comment, match.end()):
         return None
     listed = [c for c in re.split(r"[,\s]+", match.group("codes")) if c]
     kept = [c for c in listed if c not in unused]
@@ -106,6 +121,8 @@ def _removal(line_text: str, number: int, column: int, comment: str, unused: Lis
         title = f"Remove {', '.join(unused)} from the `# noqa`"
     else:
         before, after = comment[: match.start()].rstrip(), comment[match.end() :].strip()
+        if after and not after.startswith("#"):
+            after = f"# {after}"  # ``# noqa: IDM002 because ...`` keeps its reason as a comment
         new = " ".join(part for part in (before, after) if part)
         title = "Remove the unused `# noqa`"
     if new:
@@ -113,7 +130,7 @@ def _removal(line_text: str, number: int, column: int, comment: str, unused: Lis
     else:  # the comment goes, with the blanks before it
         start = len(line[: column - 1].rstrip()) + 1
         edit = Edit(number, start, number, end, "")
-    return Fix(title, SAFE, (edit,))
+    return Fix(title, SAFE, (edit,), digest)
 
 
 def _finding(

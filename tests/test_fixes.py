@@ -112,8 +112,9 @@ def test_writing_keeps_the_mode_and_leaves_no_temporary_file(tmp_path: pathlib.P
         ("    print(order_id)  # noqa: IDM002  # a reason\n", "    print(order_id)  # a reason\n"),
         ("    print(order_id)  # noqa:IDM002,IDM013\n", "    print(order_id)\n"),
         ("    print(order_id)\t# noqa: IDM002\r\n", "    print(order_id)\r\n"),
+        ("    print(order_id)  # noqa: IDM002 because reasons\n", "    print(order_id)  # because reasons\n"),
     ],
-    ids=["whole-comment", "other-codes-kept", "text-after-kept", "reason-kept", "every-code", "crlf"],
+    ids=["whole-comment", "other-codes-kept", "text-after-kept", "reason-kept", "every-code", "crlf", "reason-text"],
 )
 def test_an_unused_noqa_is_fixed_exactly(tmp_path: pathlib.Path, before: str, after: str) -> None:
     path = tmp_path / "tasks.py"
@@ -261,3 +262,92 @@ def test_a_symbolic_link_is_not_replaced(tmp_path: pathlib.Path) -> None:
     with pytest.raises(OSError, match="symbolic link"):
         write_atomically(str(link), "b\n", b"a\n")
     assert link.is_symlink() and target.read_text("utf-8") == "a\n"
+
+
+def test_a_byte_order_mark_is_kept_and_counted_out(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "tasks.py"
+    rest = (HEAD + "    return order_id\n").encode()
+    path.write_bytes(b"\xef\xbb\xbfimport os  # noqa: IDM002, E501\n" + rest)
+    assert idemlint(tmp_path, "check", "--no-cache", "--show-unused-noqa", "--fix", "tasks.py")[0] == 0
+    assert path.read_bytes() == b"\xef\xbb\xbfimport os  # noqa: E501\n" + rest
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    print(order_id)  # noqa: IDM003 # noqa\n",
+        "    print(order_id)  # noqa: IDM003  # noqa: IDM002\n",
+    ],
+    ids=["a-blanket-noqa-follows", "another-noqa-follows"],
+)
+def test_no_fix_when_another_noqa_would_take_over(tmp_path: pathlib.Path, body: str) -> None:
+    path = tmp_path / "tasks.py"
+    path.write_text(HEAD + body, "utf-8")
+    status, out, _ = idemlint(tmp_path, "check", "--no-cache", "--show-unused-noqa", "--fix", "tasks.py")
+    assert status == 1 and "IDM800" in out
+    assert path.read_text("utf-8") == HEAD + body
+
+
+def test_lone_carriage_returns_are_not_fixed(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "tasks.py"
+    raw = (HEAD + "    x = 1\r    y = 2  # noqa: IDM002\r    return x\r").encode()
+    path.write_bytes(raw)
+    status, _, err = idemlint(tmp_path, "check", "--no-cache", "--show-unused-noqa", "--fix", "tasks.py")
+    assert status == 1 and "lone carriage return" in err
+    assert path.read_bytes() == raw
+
+
+@pytest.mark.parametrize(
+    "decorator",
+    [
+        "@shared_task(acks_late=(True))",
+        "@shared_task(acks_late=True, reject_on_worker_lost=None)",
+    ],
+    ids=["parenthesised-value", "reject-written-as-none"],
+)
+def test_idm009_offers_no_fix_it_cannot_make_right(tmp_path: pathlib.Path, decorator: str) -> None:
+    source = f"from celery import shared_task\n\n\n{decorator}\ndef charge(order_id):\n    return order_id\n"
+    path = tmp_path / "tasks.py"
+    path.write_text(source, "utf-8")
+    (finding,) = json.loads(idemlint(tmp_path, "check", "--no-cache", "--format", "json", "tasks.py")[1])
+    assert (finding["code"], finding["suggestion"]) == ("IDM009", None)
+
+
+@pytest.mark.parametrize(
+    "arguments, fixed",
+    [
+        (
+            "acks_late=True\n    ,\n    bind=True,\n",
+            "acks_late=True, reject_on_worker_lost=True\n    ,\n    bind=True,\n",
+        ),
+        (
+            "acks_late=True,\n             bind=True",
+            "acks_late=True, reject_on_worker_lost=True,\n             bind=True",
+        ),
+    ],
+    ids=["leading-commas", "first-argument-on-the-call-line"],
+)
+def test_idm009_keeps_the_layout_it_cannot_extend(tmp_path: pathlib.Path, arguments: str, fixed: str) -> None:
+    head = "from celery import shared_task\n\n\n@shared_task("
+    tail = ")\ndef charge(order_id):\n    return order_id\n"
+    path = tmp_path / "tasks.py"
+    path.write_text(head + arguments + tail, "utf-8")
+    assert idemlint(tmp_path, "check", "--no-cache", "--unsafe-fixes", "--fix", "tasks.py")[0] == 0
+    assert path.read_text("utf-8") == head + fixed + tail
+
+
+def test_fix_with_a_diff_on_stdin_is_a_usage_error(run_cli: RunCli, tmp_path: pathlib.Path) -> None:
+    status, _, err = run_cli("check", "--fix", "--diff", "-", str(tmp_path))
+    assert status == 2 and "--diff -" in err
+
+
+def test_a_file_changed_after_it_was_analysed_is_not_planned(tmp_path: pathlib.Path) -> None:
+    from idemlint.cache import content_hash
+
+    path = tmp_path / "f.py"
+    path.write_text("x = 1  # noqa: IDM002\n", "utf-8")
+    fix = Fix("t", SAFE, (Edit(1, 6, 1, 22, ""),), content_hash(b"x = 1  # noqa: IDM002\n"))
+    assert plan(str(path), [fix]).after == "x = 1\n"
+    path.write_text("# a line added above\nx = 1  # noqa: IDM002\n", "utf-8")
+    planned = plan(str(path), [fix])
+    assert planned.applied == 0 and planned.problem == "not fixed: it changed after it was analysed"

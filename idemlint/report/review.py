@@ -8,6 +8,7 @@ shown, not obeyed.
 
 from __future__ import annotations
 
+import difflib
 import textwrap
 from dataclasses import replace
 from typing import List
@@ -67,8 +68,8 @@ def _suggested(finding: Finding) -> List[str]:
         return []
     lines = source_lines(finding.path)
     first = min(edit.line for edit in suggestion.edits)
-    last = max(edit.end_line for edit in suggestion.edits)
-    if not lines or last > len(lines):
+    last = min(max(edit.end_line for edit in suggestion.edits), len(lines))
+    if not lines or first > len(lines) + 1:
         return []
     shifted = [replace(edit, line=edit.line - first + 1, end_line=edit.end_line - first + 1) for edit in suggestion.edits]
     before = "".join(lines[first - 1 : last])
@@ -77,8 +78,8 @@ def _suggested(finding: Finding) -> List[str]:
     except FixConflict:
         return []
     applicability = "" if suggestion.safe else " (unsafe: review it)"
-    diff = [f"      - {visible(line)}" for line in before.splitlines()]
-    diff += [f"      + {visible(line)}" for line in after.splitlines()]
+    changed = difflib.ndiff(before.splitlines(), after.splitlines())
+    diff = [f"      {line[0]} {visible(line[2:])}" for line in changed if line[:1] in "-+"]
     return [f"  Suggested change{applicability}: {visible(suggestion.title)}", *diff, ""]
 
 

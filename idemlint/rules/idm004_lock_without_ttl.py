@@ -105,6 +105,8 @@ def _expiry_fix(call: cst.Call, api: catalog.LockApi, limit: Limit) -> Optional[
     if any(arg.star for arg in call.args) or not call.args:
         return None
     last = call.args[-1].value
+    if getattr(last, "lpar", None):  # ``nx=(True)``: text after it would go inside the brackets
+        return None
     if api.never_expires:  # ``setnx(k, v)``: SET NX with the expiry
         if not isinstance(call.func, cst.Attribute) or len(call.args) != 2 or call.args[1].keyword is not None:
             return None

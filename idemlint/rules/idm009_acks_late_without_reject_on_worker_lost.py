@@ -103,8 +103,11 @@ class _Place:
     acks: List[_Acks] = field(default_factory=list)
     reject: str = _UNSET
     pool: Optional[str] = None  # ``worker_pool = "threads"`` set here
+    # Some reject setting is written here (``None`` included): a fix would repeat it.
+    reject_written: bool = False
 
     def set_reject(self, state: str) -> None:
+        self.reject_written = True
         # Several reject settings in one place: any that may be on wins
         # (benefit of the doubt; conditions are not evaluated).
         if state == _ON or (state == _OFF and self.reject == _UNSET):
@@ -613,7 +616,7 @@ def capture_payment(payment_id):
         context: ModuleContext = ModuleContext(),
     ) -> Iterator[Violation]:
         walker = _Walker(index, task_decorators)
-        own_lines = _LinesAlone(module)
+        layout = _Layout(module)
         app = walker.place(scope=" in this module")
         walker.scope(module.body, app, module_level=True)
         for place in walker.places:
@@ -625,7 +628,7 @@ def capture_payment(payment_id):
             for acks in place.acks:
                 if place is app and _copied_by_in_process_workers(acks, context):
                     continue
-                fix = _fix(acks, own_lines) if state == _UNSET else None
+                fix = _fix(acks, layout) if state == _UNSET and not place.reject_written else None
                 yield Violation(acks.node, _message(acks, place, state), fix=fix)
 
 
@@ -640,16 +643,16 @@ def _copied_by_in_process_workers(acks: _Acks, context: ModuleContext) -> bool:
     return bool(pools) and all(pool in catalog.IN_PROCESS_POOLS for pool in pools)
 
 
-def _fix(acks: _Acks, own_lines: "_LinesAlone") -> Optional[SuggestedFix]:
+def _fix(acks: _Acks, layout: "_Layout") -> Optional[SuggestedFix]:
     """The reject setting beside the acks one, in its spelling: a keyword
     after ``acks_late=True``, an entry after ``"acks_late": True``, a line
     after ``task_acks_late = True`` (only when that assignment has its line
     to itself).  Unsafe: a task lost with its worker is then redelivered,
     so it runs again."""
     anchor = acks.anchor
-    if anchor is None:
+    if anchor is None or getattr(anchor, "lpar", None):  # ``(True)``: the text would go inside
         return None
-    if acks.form == "keyword" and _ends_its_line(acks.node):  # one argument a line
+    if acks.form == "keyword" and layout.starts_line(acks.node) and _ends_its_line(acks.node):
         edit = NodeEdit(anchor, f"{acks.reject}=True,", "next_line")
     elif acks.form == "keyword":
         edit = NodeEdit(anchor, f", {acks.reject}=True", "after")
@@ -658,40 +661,64 @@ def _fix(acks: _Acks, own_lines: "_LinesAlone") -> Optional[SuggestedFix]:
     else:
         name = acks.setting or TASK_ACKS
         code = cst.Module([]).code_for_node(anchor)
-        if not own_lines.holds(anchor) or code.count(name) != 1:
+        single = isinstance(anchor, cst.Assign) and len(anchor.targets) == 1
+        if not (single or isinstance(anchor, cst.AnnAssign)) or not layout.alone(anchor) or code.count(name) != 1:
             return None
         edit = NodeEdit(anchor, code.replace(name, acks.reject), "next_line")
     return SuggestedFix(f"Set `{acks.reject}` beside `{acks.setting or TASK_ACKS}`", UNSAFE, (edit,))
 
 
 def _ends_its_line(arg: cst.CSTNode) -> bool:
-    """An argument followed by a comma and a line break: the call lists its
-    arguments one a line."""
+    """An argument followed, on its line, by a comma and a line break."""
     if not isinstance(arg, cst.Arg) or not isinstance(arg.comma, cst.Comma):
         return False
-    return isinstance(arg.comma.whitespace_after, cst.ParenthesizedWhitespace)
+    comma = arg.comma
+    return isinstance(comma.whitespace_after, cst.ParenthesizedWhitespace) and not isinstance(
+        comma.whitespace_before, cst.ParenthesizedWhitespace
+    )
 
 
-class _LinesAlone:
-    """Which small statements are the only one on their line, worked out
-    the first time a fix asks (most modules never do)."""
+class _Layout:
+    """How the module lays its code out, worked out the first time a fix
+    asks (most modules never do): the small statements alone on their line,
+    and the arguments that start a line of their own."""
 
     def __init__(self, module: cst.Module) -> None:
         self._module = module
-        self._found: Optional[Set[int]] = None
+        self._alone: Set[int] = set()
+        self._starting: Set[int] = set()
+        self._read = False
 
-    def holds(self, statement: cst.CSTNode) -> bool:
-        if self._found is None:
-            found: Set[int] = set()
+    def alone(self, statement: cst.CSTNode) -> bool:
+        self._read_layout()
+        return id(statement) in self._alone
 
-            class Lines(cst.CSTVisitor):
-                def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-                    if len(node.body) == 1:
-                        found.add(id(node.body[0]))
+    def starts_line(self, arg: cst.CSTNode) -> bool:
+        self._read_layout()
+        return id(arg) in self._starting
 
-            self._module.visit(Lines())
-            self._found = found
-        return id(statement) in self._found
+    def _read_layout(self) -> None:
+        if self._read:
+            return
+        self._read = True
+        alone, starting = self._alone, self._starting
+
+        class Layout(cst.CSTVisitor):
+            def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+                if len(node.body) == 1:
+                    alone.add(id(node.body[0]))
+
+            def visit_Call(self, node: cst.Call) -> None:
+                broken = isinstance(node.whitespace_before_args, cst.ParenthesizedWhitespace)
+                for arg in node.args:
+                    if broken:
+                        starting.add(id(arg))
+                    comma = arg.comma
+                    broken = isinstance(comma, cst.Comma) and isinstance(
+                        comma.whitespace_after, cst.ParenthesizedWhitespace
+                    )
+
+        self._module.visit(Layout())
 
 
 def _message(acks: _Acks, place: _Place, state: str) -> str:
