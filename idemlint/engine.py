@@ -1070,9 +1070,11 @@ def _positioned(fix: "SuggestedFix", positions: Dict[int, "CodeRange"], lines: S
             start = end
         elif edit.where == "before":
             end = start
-        elif edit.where == "next_line":
+        elif edit.where in ("next_line", "next_line_nested"):
             first = lines[where.start.line - 1]
             indent = first[: len(first) - len(first.lstrip(" \t"))]
+            if edit.where == "next_line_nested":  # one level deeper, in the file's own characters
+                indent += "\t" if indent.startswith("\t") else "    "
             last = lines[where.end.line - 1]
             newline = "\r\n" if last.endswith("\r\n") else "\n"
             if last.endswith("\n"):

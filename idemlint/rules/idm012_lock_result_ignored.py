@@ -10,7 +10,8 @@ from idemlint import catalog
 from idemlint.analysis import Event, Trace, call_label, source_text
 from idemlint.effects import Knowledge, is_none, stores_lock_token
 from idemlint.names import argument, descendants
-from idemlint.rules.base import TaskRule, Violation, where
+from idemlint.fixes import UNSAFE
+from idemlint.rules.base import NodeEdit, SuggestedFix, TaskRule, Violation, where
 from idemlint.statements import does_work, only_tests_and_exits, placed_with
 
 _MAX_HOPS = 4
@@ -79,6 +80,16 @@ def export_invoices(account_id):
         "`add(...)` counts only on a cache."
     )
 
+    fix_availability = (
+        "Sometimes, unsafe (`--fix --unsafe-fixes`): a bare acquisition in the "
+        "task's own body, alone on its line, becomes `if not <acquisition>: "
+        "return`, so a run that finds the lock taken does nothing. Unsafe because "
+        "that run's work is then skipped, not waited for: make sure the holder "
+        "does it. Not offered in a helper (`return` would only leave the helper), "
+        "for a statement that shares its line, or for the other shapes this rule "
+        "reports (a lock object dropped, a `with` block that only tests the lock)."
+    )
+
     def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
         flow = _ResultFlow(trace)
         for event in trace.calls():
@@ -117,6 +128,7 @@ def export_invoices(account_id):
                     f"`{call_label(call)}` in {where(event, trace.task.name)} {found} "
                     f"but {how}; {_CONSEQUENCE}",
                     event=event,
+                    fix=_return_unless_taken(event, call),
                 )
             elif isinstance(site.node, cst.Call):
                 yield Violation(
@@ -331,3 +343,33 @@ def _is_minus_one(node: cst.BaseExpression) -> bool:
         and isinstance(node.expression, cst.Integer)
         and node.expression.value == "1"
     )
+
+
+def _return_unless_taken(event: Event, call: cst.Call) -> Optional[SuggestedFix]:
+    """``if not <acquisition>: return`` in place of the bare acquisition,
+    where returning ends the task: a statement of its own, alone on its
+    line, in the task's own body (in a helper, ``return`` would only leave
+    the helper).  Unsafe: a run that finds the lock taken now does nothing."""
+    if not event.discarded or not event.scope.is_task or not _alone_on_its_line(event.scope.function, call):
+        return None
+    edits = (
+        NodeEdit(call, "if not ", "before"),
+        NodeEdit(call, ":", "after"),
+        NodeEdit(call, "return", "next_line_nested"),
+    )
+    return SuggestedFix(f"Return when `{call_label(call)}` does not take the lock", UNSAFE, edits)
+
+
+def _alone_on_its_line(function: cst.FunctionDef, call: cst.Call) -> bool:
+    """Whether ``call`` is an expression statement with its line to itself."""
+    found = False
+
+    class Lines(cst.CSTVisitor):
+        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+            nonlocal found
+            if len(node.body) == 1 and isinstance(node.body[0], cst.Expr) and node.body[0].value is call:
+                found = True
+            return not found
+
+    function.body.visit(Lines())
+    return found
