@@ -102,3 +102,19 @@ def _nested(node: cst.CSTNode) -> Iterator[Sequence[Statement]]:
             yield from _blocks(child)
         elif isinstance(child, (cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler, cst.If)):
             yield from _nested(child)
+
+
+def alone_on_its_line(function: cst.FunctionDef, call: cst.Call) -> bool:
+    """Whether ``call`` is an expression statement of ``function`` with its
+    line to itself: what a fix may wrap or replace as a whole statement."""
+    found = False
+
+    class Lines(cst.CSTVisitor):
+        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+            nonlocal found
+            if len(node.body) == 1 and isinstance(node.body[0], cst.Expr) and node.body[0].value is call:
+                found = True
+            return not found
+
+    function.body.visit(Lines())
+    return found

@@ -9,8 +9,10 @@ import libcst as cst
 from idemlint import catalog
 from idemlint.analysis import Event, Trace, call_label
 from idemlint.effects import Knowledge, SubTaskEffect, starts_task
-from idemlint.names import dotted_name
-from idemlint.rules.base import TaskRule, Violation, where
+from idemlint.fixes import UNSAFE
+from idemlint.names import Resolver, dotted_name
+from idemlint.rules.base import NodeEdit, SuggestedFix, TaskRule, Violation, where
+from idemlint.statements import alone_on_its_line
 
 
 class SideEffectInTransaction(TaskRule):
@@ -80,6 +82,18 @@ def charge_order(order_id):
         "or Django's request-level wrappers) is not seen either."
     )
 
+    fix_availability = (
+        "Sometimes, unsafe (`--fix --unsafe-fixes`), for Django: the call becomes "
+        "`transaction.on_commit(lambda: <call>)`, spelled with the name the module "
+        "imports (`transaction.on_commit`, or an imported `on_commit`). Unsafe "
+        "because the call then happens after the commit, and not at all when the "
+        "transaction rolls back. Offered only for a statement of its own, alone "
+        "on its line, whose result nothing reads, in a transaction Django's "
+        "`atomic` opened, outside any loop (each lambda would see the loop "
+        "variable's last value), where the module already imports "
+        "`django.db.transaction` or its `on_commit`."
+    )
+
     def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
         labels: Optional[Dict[int, str]] = None
         for event in trace.calls():
@@ -119,6 +133,7 @@ def charge_order(order_id):
                 "stands, its record is lost and the redelivered task makes it again; "
                 "the DB connection is also held across the network call",
                 event=event,
+                fix=_after_commit(event, trace),
             )
 
 
@@ -170,3 +185,56 @@ def _transaction_decorator(function: cst.FunctionDef, event: Event) -> Optional[
                 return f"{dotted_name(spelled.func) or 'atomic'}()"
             return dotted_name(spelled) or "atomic"
     return None
+
+
+def _after_commit(event: Event, trace: Trace) -> Optional[SuggestedFix]:
+    """The call handed to Django's ``transaction.on_commit(lambda: ...)``,
+    where that is the same call made later: a statement of its own, alone
+    on its line, whose result nothing reads; in a transaction Django's
+    ``atomic`` opened; outside any loop (a lambda would see the loop
+    variable's last value); and with ``on_commit`` reachable by a name the
+    module already imports.  Unsafe: the call now happens after the commit,
+    or not at all when the transaction rolls back."""
+    call = event.node
+    if not isinstance(call, cst.Call) or not event.discarded:
+        return None
+    if any(step.kind == "Loop" and step.branch == "body" for step in event.path):
+        return None
+    if not _opened_by_django(event, trace) or not alone_on_its_line(event.scope.function, call):
+        return None
+    hook = _on_commit_name(event.scope.resolver)
+    if hook is None:
+        return None
+    code = cst.Module([]).code_for_node(call)
+    return SuggestedFix(
+        f"Make `{call_label(call)}` after the commit, with `{hook}`", UNSAFE,
+        (NodeEdit(call, f"{hook}(lambda: {code})"),),
+    )
+
+
+def _opened_by_django(event: Event, trace: Trace) -> bool:
+    """Whether the transaction the event runs in is Django's ``atomic``."""
+    function = next((e.scope.function for e in trace.events if id(e.scope.function) == event.transaction), None)
+    if function is not None:
+        return any(
+            (event.scope.resolver.resolve(d.decorator) or "").startswith(_DJANGO_ATOMIC) for d in function.decorators
+        )
+    return any(
+        other.kind == "call"
+        and (other.callee or "").startswith(_DJANGO_ATOMIC)
+        and any(step.kind == "With" and step.branch == "items" and step.container == event.transaction for step in other.path)
+        for other in trace.events
+    )
+
+
+def _on_commit_name(resolver: Resolver) -> Optional[str]:
+    """How the module spells Django's ``on_commit``: ``transaction.on_commit``, or an imported ``on_commit``."""
+    for name, bound in sorted(resolver.imports.items()):
+        if bound == "django.db.transaction":
+            return f"{name}.on_commit"
+        if bound == "django.db.transaction.on_commit":
+            return name
+    return None
+
+
+_DJANGO_ATOMIC = "django.db.transaction.atomic"

@@ -12,7 +12,7 @@ from idemlint.effects import Knowledge, is_none, stores_lock_token
 from idemlint.names import argument, descendants
 from idemlint.fixes import UNSAFE
 from idemlint.rules.base import NodeEdit, SuggestedFix, TaskRule, Violation, where
-from idemlint.statements import does_work, only_tests_and_exits, placed_with
+from idemlint.statements import alone_on_its_line, does_work, only_tests_and_exits, placed_with
 
 _MAX_HOPS = 4
 _DROPPED_OBJECT = "object"
@@ -350,7 +350,7 @@ def _return_unless_taken(event: Event, call: cst.Call) -> Optional[SuggestedFix]
     where returning ends the task: a statement of its own, alone on its
     line, in the task's own body (in a helper, ``return`` would only leave
     the helper).  Unsafe: a run that finds the lock taken now does nothing."""
-    if not event.discarded or not event.scope.is_task or not _alone_on_its_line(event.scope.function, call):
+    if not event.discarded or not event.scope.is_task or not alone_on_its_line(event.scope.function, call):
         return None
     edits = (
         NodeEdit(call, "if not ", "before"),
@@ -359,17 +359,3 @@ def _return_unless_taken(event: Event, call: cst.Call) -> Optional[SuggestedFix]
     )
     return SuggestedFix(f"Return when `{call_label(call)}` does not take the lock", UNSAFE, edits)
 
-
-def _alone_on_its_line(function: cst.FunctionDef, call: cst.Call) -> bool:
-    """Whether ``call`` is an expression statement with its line to itself."""
-    found = False
-
-    class Lines(cst.CSTVisitor):
-        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
-            nonlocal found
-            if len(node.body) == 1 and isinstance(node.body[0], cst.Expr) and node.body[0].value is call:
-                found = True
-            return not found
-
-    function.body.visit(Lines())
-    return found
