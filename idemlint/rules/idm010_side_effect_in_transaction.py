@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
@@ -88,8 +88,9 @@ def charge_order(order_id):
         "imports (`transaction.on_commit`, or an imported `on_commit`). Unsafe "
         "because the call then happens after the commit, and not at all when the "
         "transaction rolls back. Offered only for a statement of its own, alone "
-        "on its line, whose result nothing reads, in a transaction Django's "
-        "`atomic` opened, outside any loop (each lambda would see the loop "
+        "on its line, whose result nothing reads, the last of the block of a "
+        "transaction Django's `atomic` opened in the same function (nothing then "
+        "changes what the lambda reads before the commit), outside any loop (each lambda would see the loop "
         "variable's last value), where the module already imports "
         "`django.db.transaction` or its `on_commit`."
     )
@@ -190,10 +191,12 @@ def _transaction_decorator(function: cst.FunctionDef, event: Event) -> Optional[
 def _after_commit(event: Event, trace: Trace) -> Optional[SuggestedFix]:
     """The call handed to Django's ``transaction.on_commit(lambda: ...)``,
     where that is the same call made later: a statement of its own, alone
-    on its line, whose result nothing reads; in a transaction Django's
-    ``atomic`` opened; outside any loop (a lambda would see the loop
-    variable's last value); and with ``on_commit`` reachable by a name the
-    module already imports.  Unsafe: the call now happens after the commit,
+    on its line, whose result nothing reads, and the last of the block of
+    a transaction Django's ``atomic`` opened in the same function (nothing
+    runs between it and the commit that could change what the lambda
+    reads); outside any loop (a lambda would see the loop variable's last
+    value); and with ``on_commit`` reachable by a name the module already
+    imports.  Unsafe: the call now happens after the commit,
     or not at all when the transaction rolls back."""
     call = event.node
     if not isinstance(call, cst.Call) or not event.discarded:
@@ -201,6 +204,8 @@ def _after_commit(event: Event, trace: Trace) -> Optional[SuggestedFix]:
     if any(step.kind == "Loop" and step.branch == "body" for step in event.path):
         return None
     if not _opened_by_django(event, trace) or not alone_on_its_line(event.scope.function, call):
+        return None
+    if not _last_in_the_transaction(event, call):
         return None
     hook = _on_commit_name(event.scope.resolver)
     if hook is None:
@@ -210,6 +215,39 @@ def _after_commit(event: Event, trace: Trace) -> Optional[SuggestedFix]:
         f"Make `{call_label(call)}` after the commit, with `{hook}`", UNSAFE,
         (NodeEdit(call, f"{hook}(lambda: {code})"),),
     )
+
+
+def _last_in_the_transaction(event: Event, call: cst.Call) -> bool:
+    """Whether the call is the last statement of the block the transaction
+    is (the ``with`` body, or the decorated function's body), in the same
+    function: nothing then runs between it and the commit that could change
+    what the deferred lambda reads."""
+    function = event.scope.function
+    if id(function) == event.transaction:
+        block: Optional[cst.BaseSuite] = function.body
+    else:
+        block = _with_body(function, event.transaction)
+    if not isinstance(block, cst.IndentedBlock) or not block.body:
+        return False
+    last = block.body[-1]
+    return (
+        isinstance(last, cst.SimpleStatementLine)
+        and len(last.body) == 1
+        and isinstance(last.body[0], cst.Expr)
+        and last.body[0].value is call
+    )
+
+
+def _with_body(function: cst.FunctionDef, container: Optional[int]) -> Optional[cst.BaseSuite]:
+    found: List[cst.BaseSuite] = []
+
+    class Withs(cst.CSTVisitor):
+        def visit_With(self, node: cst.With) -> None:
+            if id(node) == container:
+                found.append(node.body)
+
+    function.body.visit(Withs())
+    return found[0] if found else None
 
 
 def _opened_by_django(event: Event, trace: Trace) -> bool:

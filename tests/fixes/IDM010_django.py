@@ -38,3 +38,14 @@ def confirm_and_read(order_id):
     with transaction.atomic():
         response = requests.post("https://x.example/orders", json={"id": order_id})
         Order.objects.filter(pk=order_id).update(remote=response.json()["id"])
+
+
+# No fix where work follows the call in the transaction: the deferred call
+# would read what that work changed (here, the e-mail address).
+@shared_task
+def confirm_then_clear(order_id):
+    with transaction.atomic():
+        order = Order.objects.select_for_update().get(pk=order_id)
+        send_mail("Confirmed", "Your order", "shop@example.com", [order.email])
+        order.email = ""
+        order.save()
