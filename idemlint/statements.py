@@ -106,15 +106,41 @@ def _nested(node: cst.CSTNode) -> Iterator[Sequence[Statement]]:
 
 def alone_on_its_line(function: cst.FunctionDef, call: cst.Call) -> bool:
     """Whether ``call`` is an expression statement of ``function`` with its
-    line to itself: what a fix may wrap or replace as a whole statement."""
+    line to itself, unbracketed and without a semicolon: what a fix may wrap
+    or replace as a whole statement."""
     found = False
+    if call.lpar:
+        return False
 
     class Lines(cst.CSTVisitor):
         def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
             nonlocal found
             if len(node.body) == 1 and isinstance(node.body[0], cst.Expr) and node.body[0].value is call:
-                found = True
-            return not found
+                found = not isinstance(node.body[0].semicolon, cst.Semicolon)
+                return False
+            return True
 
     function.body.visit(Lines())
+    return found
+
+
+def truth_tested(function: cst.FunctionDef, call: cst.Call) -> bool:
+    """Whether ``call`` is the whole test of an ``if`` or ``while`` of
+    ``function`` (``if X:``, ``if not X:``), where only its truth is read."""
+    found = False
+
+    class Tests(cst.CSTVisitor):
+        def _test(self, test: cst.BaseExpression) -> None:
+            nonlocal found
+            if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                test = test.expression
+            found = found or test is call
+
+        def visit_If(self, node: cst.If) -> None:
+            self._test(node.test)
+
+        def visit_While(self, node: cst.While) -> None:
+            self._test(node.test)
+
+    function.body.visit(Tests())
     return found

@@ -352,3 +352,58 @@ def test_a_file_changed_after_it_was_analysed_is_not_planned(tmp_path: pathlib.P
     path.write_text("# a line added above\nx = 1  # noqa: IDM002\n", "utf-8")
     planned = plan(str(path), [fix])
     assert planned.applied == 0 and planned.problem == "not fixed: it changed after it was analysed"
+
+
+LOCKS = "import redis\nfrom celery import shared_task\nfrom django.db import transaction\n\nr = redis.Redis()\n\n\n"
+
+
+@pytest.mark.parametrize(
+    "source, code",
+    [
+        ("@shared_task\ndef t(k):\n    r.set(k, '1', nx=True, ex=600);\n    work(k)\n", "IDM012"),
+        ("@shared_task\ndef t(k):\n    (r.set(k, '1', nx=True, ex=600))\n    work(k)\n", "IDM012"),
+        ("@shared_task\ndef t(k):\n    try:\n        r.set(k, '1', nx=True, ex=600)\n        work(k)\n    finally:\n        r.delete(k)\n", "IDM012"),
+        ("@shared_task\ndef t(ks):\n    for k in ks:\n        r.set(k, '1', nx=True, ex=600)\n        work(k)\n", "IDM012"),
+        ("@shared_task(time_limit=300)\ndef t(k):\n    r.set(k, '1', nx=True, px=None)\n", "IDM004-px"),
+        ("@shared_task(time_limit=300)\ndef t(k):\n    r.set(k, '1', nx=True, exat=None)\n", "IDM004"),
+        ("@shared_task(time_limit=300)\ndef t(k):\n    if r.setnx(k, '1') == 0:\n        return\n", "IDM004"),
+        ("@shared_task(time_limit=300)\ndef t(k):\n    r.set(k, '1', nx=True, keepttl=True)\n", "IDM004"),
+        ("def take(k):\n    r.set(k, '1', nx=True)\n\n\n@shared_task(time_limit=300)\ndef t(k):\n    take(k)\n", "IDM004"),
+    ],
+    ids=[
+        "idm012-semicolon", "idm012-brackets", "idm012-finally", "idm012-loop", "idm004-px-in-milliseconds",
+        "idm004-absolute", "idm004-setnx-compared", "idm004-keepttl", "idm004-in-a-helper",
+    ],
+)
+def test_lock_fixes_are_not_offered_where_they_would_be_wrong(tmp_path: pathlib.Path, source: str, code: str) -> None:
+    (tmp_path / "tasks.py").write_text(LOCKS + source + "\n\ndef work(k):\n    return k\n", "utf-8")
+    findings = json.loads(idemlint(tmp_path, "check", "--no-cache", "--format", "json", "tasks.py")[1])
+    suggested = {f["code"]: f["suggestion"] for f in findings if f["code"] == code.split("-")[0]}
+    assert suggested, findings
+    if code == "IDM004-px":  # the fix is made in the keyword's own unit
+        (edit,) = suggested["IDM004"]["edits"]
+        assert edit["content"] == "300000"
+    else:
+        assert set(suggested.values()) == {None}
+
+
+MAIL = "from celery import shared_task\nfrom django.core.mail import send_mail\nfrom django.db import transaction\n\n\n"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    with transaction.atomic():\n        send_mail('s', 'b', 'f', [await fetch(order_id)])\n",
+        "    with transaction.atomic('other'):\n        send_mail('s', 'b', 'f', [order_id])\n",
+        "    with transaction.atomic(), open('f') as fh:\n        send_mail('s', fh.read(), 'f', [order_id])\n",
+        "    transaction = order_id\n    with atomic():\n        send_mail('s', 'b', 'f', [order_id])\n",
+        "    with transaction.atomic():\n        with transaction.atomic():\n            send_mail('s', 'b', 'f', [order_id])\n        order_id = 0\n",
+    ],
+    ids=["await", "another-database", "another-with-item", "transaction-shadowed", "nested-atomic"],
+)
+def test_on_commit_is_not_offered_where_the_lambda_would_differ(tmp_path: pathlib.Path, body: str) -> None:
+    source = MAIL + "from django.db.transaction import atomic\n\n\n@shared_task\nasync def t(order_id):\n" + body
+    (tmp_path / "tasks.py").write_text(source, "utf-8")
+    findings = json.loads(idemlint(tmp_path, "check", "--no-cache", "--format", "json", "tasks.py")[1])
+    idm010 = [f for f in findings if f["code"] == "IDM010"]
+    assert idm010 and all(f["suggestion"] is None for f in idm010), findings

@@ -8,12 +8,13 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.analysis import Trace, call_label
+from idemlint.analysis import Event, Trace, call_label
 from idemlint.effects import Knowledge, is_none
 from idemlint.fixes import UNSAFE
 from idemlint.limits import Limit, Values, time_limit
 from idemlint.names import argument
 from idemlint.rules.base import NodeEdit, SuggestedFix, TaskRule, Violation, where
+from idemlint.statements import truth_tested
 
 
 class LockWithoutTtl(TaskRule):
@@ -68,8 +69,11 @@ def sync_account(account_id):
         "gets `ex=N`, `lock(name)` and redis-py's `Lock(...)` `timeout=N`, "
         "`redis_lock.Lock(...)` `expire=N`; an explicit `None` expiry becomes "
         "`N`. Unsafe because the lock now expires: check that the work behind it "
-        "cannot outlast the limit. Not offered without a time limit, nor where "
-        "arguments are splatted (`*args`, `**kwargs`)."
+        "cannot outlast the limit. Not offered without a time limit, in a helper "
+        "(it may serve tasks with other limits), where arguments are splatted, "
+        "beside `keepttl`, for an absolute expiry (`exat`, `pxat`), nor for a "
+        "`setnx` whose result is compared rather than tested for truth (SET NX "
+        "answers `None`, not `False`)."
     )
 
     def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
@@ -88,7 +92,7 @@ def sync_account(account_id):
                 f"a lock ({api.label}) without expiry; if the worker dies holding it, "
                 "the lock is never released and every retry is blocked",
                 event=event,
-                fix=_expiry_fix(event.node, api, limit) if limit is not None else None,
+                fix=_expiry_fix(event, event.node, api, limit) if limit is not None else None,
             )
 
 
@@ -99,16 +103,22 @@ def _task_limit(trace: Trace, knowledge: Knowledge) -> Optional[Limit]:
     return time_limit(trace.task, Values.of_trace(trace, knowledge.constants, knowledge.calls), scope.resolver)
 
 
-def _expiry_fix(call: cst.Call, api: catalog.LockApi, limit: Limit) -> Optional[SuggestedFix]:
+def _expiry_fix(event: Event, call: cst.Call, api: catalog.LockApi, limit: Limit) -> Optional[SuggestedFix]:
     """The lock taken with an expiry of the task's time limit, where the
-    call can say it (no splat; a place for the expiry the API has)."""
-    if any(arg.star for arg in call.args) or not call.args:
+    call can say it (no splat; a place for the expiry the API has; in the
+    task's own body, since a helper may serve tasks with other limits)."""
+    if not event.scope.is_task or any(arg.star for arg in call.args) or not call.args:
         return None
+    if any(arg.keyword is not None and arg.keyword.value == "keepttl" for arg in call.args):
+        return None  # Redis refuses an expiry beside KEEPTTL
     last = call.args[-1].value
     if getattr(last, "lpar", None):  # ``nx=(True)``: text after it would go inside the brackets
         return None
     if api.never_expires:  # ``setnx(k, v)``: SET NX with the expiry
         if not isinstance(call.func, cst.Attribute) or len(call.args) != 2 or call.args[1].keyword is not None:
+            return None
+        # SET NX answers None, not False, when the key exists: only a truth test reads both alike.
+        if not (event.discarded or truth_tested(event.scope.function, call)):
             return None
         edits = (
             NodeEdit(call.func.attr, "set"),
@@ -118,10 +128,15 @@ def _expiry_fix(call: cst.Call, api: catalog.LockApi, limit: Limit) -> Optional[
     if not api.ttl_keywords:
         return None
     keyword = api.ttl_keywords[0]
-    amount = _amount(limit, keyword)
-    explicit = next(
-        (arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value in api.ttl_keywords), None
+    given = next(
+        (arg for arg in call.args if arg.keyword is not None and arg.keyword.value in api.ttl_keywords), None
     )
+    explicit = given.value if given is not None else None
+    if given is not None and given.keyword is not None:
+        keyword = given.keyword.value  # ``px=None`` takes milliseconds
+    if keyword in catalog.ABSOLUTE_LOCK_TTL_KEYWORDS:
+        return None  # a point in time, not a duration
+    amount = _amount(limit, keyword)
     if explicit is None and api.ttl_position is not None:
         positional = argument(call, api.ttl_position, None)
         explicit = positional if positional is not None and is_none(positional) else None

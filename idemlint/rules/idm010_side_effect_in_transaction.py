@@ -10,7 +10,8 @@ from idemlint import catalog
 from idemlint.analysis import Event, Trace, call_label
 from idemlint.effects import Knowledge, SubTaskEffect, starts_task
 from idemlint.fixes import UNSAFE
-from idemlint.names import Resolver, dotted_name
+from idemlint.calls import assigned_in
+from idemlint.names import Resolver, descendants, dotted_name
 from idemlint.rules.base import NodeEdit, SuggestedFix, TaskRule, Violation, where
 from idemlint.statements import alone_on_its_line
 
@@ -203,12 +204,18 @@ def _after_commit(event: Event, trace: Trace) -> Optional[SuggestedFix]:
         return None
     if any(step.kind == "Loop" and step.branch == "body" for step in event.path):
         return None
+    # What a lambda cannot hold (``await``, ``yield``) or would take from the
+    # function (``n := ...``), and exceptions handled around it (unbound at commit).
+    if any(isinstance(node, (cst.Await, cst.Yield, cst.NamedExpr)) for node in descendants(call)):
+        return None
+    if any(step.kind == "Try" and step.branch.startswith("handler") for step in event.path):
+        return None
     if not _opened_by_django(event, trace) or not alone_on_its_line(event.scope.function, call):
         return None
     if not _last_in_the_transaction(event, call):
         return None
     hook = _on_commit_name(event.scope.resolver)
-    if hook is None:
+    if hook is None or _shadowed_locally(hook.split(".", 1)[0], event.scope.function):
         return None
     code = cst.Module([]).code_for_node(call)
     return SuggestedFix(
@@ -243,7 +250,8 @@ def _with_body(function: cst.FunctionDef, container: Optional[int]) -> Optional[
 
     class Withs(cst.CSTVisitor):
         def visit_With(self, node: cst.With) -> None:
-            if id(node) == container:
+            # Only ``with atomic():`` alone: what another item opens closes before the commit.
+            if id(node) == container and len(node.items) == 1:
                 found.append(node.body)
 
     function.body.visit(Withs())
@@ -251,18 +259,43 @@ def _with_body(function: cst.FunctionDef, container: Optional[int]) -> Optional[
 
 
 def _opened_by_django(event: Event, trace: Trace) -> bool:
-    """Whether the transaction the event runs in is Django's ``atomic``."""
-    function = next((e.scope.function for e in trace.events if id(e.scope.function) == event.transaction), None)
-    if function is not None:
-        return any(
-            (event.scope.resolver.resolve(d.decorator) or "").startswith(_DJANGO_ATOMIC) for d in function.decorators
-        )
-    return any(
-        other.kind == "call"
-        and (other.callee or "").startswith(_DJANGO_ATOMIC)
-        and any(step.kind == "With" and step.branch == "items" and step.container == event.transaction for step in other.path)
+    """Whether the transaction the event runs in is Django's ``atomic`` on
+    the default database (``on_commit`` without ``using=`` hooks that one),
+    and the only one open: an enclosing ``atomic`` would defer the call to
+    its own commit, after code the lambda's names may see change."""
+    opened = [
+        other
         for other in trace.events
+        if other.kind == "call"
+        and (other.callee or "").startswith(_DJANGO_ATOMIC)
+        and any(step.kind == "With" and step.branch == "items" for step in other.path)
+    ]
+    containers = {step.container for step in event.path if step.kind == "With" and step.branch == "body"}
+    around = [
+        other for other in opened
+        if any(step.container in containers for step in other.path if step.kind == "With" and step.branch == "items")
+    ]
+    decorated = [
+        d for d in event.scope.function.decorators
+        if (event.scope.resolver.resolve(d.decorator) or "").startswith(_DJANGO_ATOMIC)
+    ]
+    if len(around) + len(decorated) != 1:
+        return False
+    if decorated:
+        spelled = decorated[0].decorator
+        return id(event.scope.function) == event.transaction and not (isinstance(spelled, cst.Call) and spelled.args)
+    call = around[0].node
+    return isinstance(call, cst.Call) and not call.args and any(
+        step.kind == "With" and step.branch == "items" and step.container == event.transaction for step in around[0].path
     )
+
+
+def _shadowed_locally(name: str, function: cst.FunctionDef) -> bool:
+    """A parameter or local of the function with the name the fix would call through."""
+    params = function.params
+    spelled = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    spelled |= {p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)}
+    return name in spelled or name in assigned_in(function)
 
 
 def _on_commit_name(resolver: Resolver) -> Optional[str]:

@@ -86,8 +86,10 @@ def export_invoices(account_id):
         "return`, so a run that finds the lock taken does nothing. Unsafe because "
         "that run's work is then skipped, not waited for: make sure the holder "
         "does it. Not offered in a helper (`return` would only leave the helper), "
-        "for a statement that shares its line, or for the other shapes this rule "
-        "reports (a lock object dropped, a `with` block that only tests the lock)."
+        "for a statement that shares its line, in a loop (where `continue` would "
+        "be the answer) or a `try` (a `finally` would still release the lock), "
+        "or for the other shapes this rule reports. The task then returns `None` "
+        "on that run, not its result."
     )
 
     def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
@@ -351,6 +353,10 @@ def _return_unless_taken(event: Event, call: cst.Call) -> Optional[SuggestedFix]
     line, in the task's own body (in a helper, ``return`` would only leave
     the helper).  Unsafe: a run that finds the lock taken now does nothing."""
     if not event.discarded or not event.scope.is_task or not alone_on_its_line(event.scope.function, call):
+        return None
+    # In a loop ``continue`` would be the answer; under a ``finally`` the
+    # early return would still run it, and release the lock another worker holds.
+    if any(step.kind in ("Loop", "Try") for step in event.path):
         return None
     edits = (
         NodeEdit(call, "if not ", "before"),
