@@ -8,9 +8,10 @@ reviews it.  ``idemlint check --fix`` applies the safe ones,
 ``--unsafe-fixes`` the others too, ``--fix-diff`` prints what they would
 change.
 
-A file is rewritten only when every fix chosen for it applies cleanly (no
-two overlap, the text is what the analysis read), through a temporary file
-in its directory replaced atomically, with its permissions kept.
+A file is rewritten only when it still holds the text the fixes were
+computed on and every edit made fits it (of two fixes that overlap, one is
+made and the other left to the next analysis), through a temporary file in
+its directory replaced atomically, with its mode and owner kept.
 """
 
 from __future__ import annotations
