@@ -108,39 +108,34 @@ def alone_on_its_line(function: cst.FunctionDef, call: cst.Call) -> bool:
     """Whether ``call`` is an expression statement of ``function`` with its
     line to itself, unbracketed and without a semicolon: what a fix may wrap
     or replace as a whole statement."""
-    found = False
-    if call.lpar:
+    return not call.lpar and any(
+        is_call_statement(statement, call) for block in _blocks(function.body) for statement in block
+    )
+
+
+def is_call_statement(statement: Statement, call: cst.Call) -> bool:
+    """Whether ``statement`` is the line holding ``call`` alone, with no semicolon."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
         return False
-
-    class Lines(cst.CSTVisitor):
-        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
-            nonlocal found
-            if len(node.body) == 1 and isinstance(node.body[0], cst.Expr) and node.body[0].value is call:
-                found = not isinstance(node.body[0].semicolon, cst.Semicolon)
-                return False
-            return True
-
-    function.body.visit(Lines())
-    return found
+    small = statement.body[0]
+    return isinstance(small, cst.Expr) and small.value is call and not isinstance(small.semicolon, cst.Semicolon)
 
 
 def truth_tested(function: cst.FunctionDef, call: cst.Call) -> bool:
-    """Whether ``call`` is the whole test of an ``if`` or ``while`` of
-    ``function`` (``if X:``, ``if not X:``), where only its truth is read."""
-    found = False
+    """Whether ``call`` is the whole test of an ``if``, ``elif`` or
+    ``while`` of ``function`` (``if X:``, ``if not X:``), where only its
+    truth is read."""
+    for block in _blocks(function.body):
+        for statement in block:
+            test: Optional[cst.CSTNode] = statement
+            while isinstance(test, (cst.If, cst.While)):
+                if _tested(test.test) is call:
+                    return True
+                test = test.orelse if isinstance(test, cst.If) else None
+    return False
 
-    class Tests(cst.CSTVisitor):
-        def _test(self, test: cst.BaseExpression) -> None:
-            nonlocal found
-            if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-                test = test.expression
-            found = found or test is call
 
-        def visit_If(self, node: cst.If) -> None:
-            self._test(node.test)
-
-        def visit_While(self, node: cst.While) -> None:
-            self._test(node.test)
-
-    function.body.visit(Tests())
-    return found
+def _tested(test: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return test.expression
+    return test

@@ -15,6 +15,7 @@ import re
 import tokenize
 from typing import Iterator, List, Optional, Sequence, Tuple
 
+from idemlint.cache import content_hash
 from idemlint.engine import LintResult
 from idemlint.findings import Finding
 from idemlint.fixes import SAFE, Edit, Fix
@@ -34,10 +35,11 @@ _MAY_NAME_OUR_CODES = re.compile(rb"(?i:noqa)[^\n]*IDM")
 def unused_noqa(result: LintResult, settings: Settings) -> Tuple[Finding, ...]:
     found: List[Finding] = []
     for path in result.checked:
-        if not settings.enabled(UNUSED_NOQA.code, path) or not _may_name_our_codes(path):
+        raw = _raw(path) if settings.enabled(UNUSED_NOQA.code, path) else None
+        if raw is None or _MAY_NAME_OUR_CODES.search(raw) is None:
             continue
         lines = source_lines(path)
-        digest = _digest(path)
+        digest = content_hash(raw)  # what a fix's edits are computed on
         noqa = NoqaMap(lines)
         if noqa.disabled:
             continue
@@ -59,11 +61,11 @@ def unused_noqa(result: LintResult, settings: Settings) -> Tuple[Finding, ...]:
     return tuple(found)
 
 
-def _may_name_our_codes(path: str) -> bool:
+def _raw(path: str) -> Optional[bytes]:
     try:
-        return _MAY_NAME_OUR_CODES.search(read_regular(path)) is not None
+        return read_regular(path)
     except OSError:
-        return False
+        return None
 
 
 def _noqa_comments(lines: Sequence[str]) -> Iterator[Tuple[int, int, int, List[str], str]]:
@@ -87,15 +89,6 @@ def _noqa_comments(lines: Sequence[str]) -> Iterator[Tuple[int, int, int, List[s
 
 def _checked(code: str, path: str, settings: Settings) -> bool:
     return any(rule.code.startswith(code) and settings.enabled(rule.code, path) for rule in RULES)
-
-
-def _digest(path: str) -> str:
-    from idemlint.cache import content_hash
-
-    try:
-        return content_hash(read_regular(path))
-    except OSError:
-        return ""
 
 
 def _removal(

@@ -245,14 +245,20 @@ def test_safe_fixes_alone_leave_unsafe_ones_unmade(tmp_path: pathlib.Path) -> No
     assert path.read_text("utf-8") == (PAIRS / "IDM009_settings.py").read_text("utf-8")
 
 
-def test_a_cached_finding_keeps_its_fix(tmp_path: pathlib.Path) -> None:
-    shutil.copy(PAIRS / "IDM009_settings.py", tmp_path / "settings.py")
-    argv = ("check", "--format", "json", "--cache-dir", str(tmp_path / "cache"), "settings.py")
-    cold = json.loads(idemlint(tmp_path, *argv)[1])
-    warm = json.loads(idemlint(tmp_path, *argv)[1])
-    assert cold == warm
-    assert sum(finding["suggestion"] is not None for finding in warm) == 5
-    assert {finding["suggestion"]["applicability"] for finding in warm if finding["suggestion"]} == {"unsafe"}
+def test_a_cached_finding_keeps_its_fix(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from idemlint import engine, lint_paths
+    from idemlint.cache import Cache
+    from idemlint.settings import DEFAULT_SETTINGS
+
+    path = str(tmp_path / "settings.py")
+    shutil.copy(PAIRS / "IDM009_settings.py", path)
+    cold = lint_paths([path], jobs=1, cache=Cache(str(tmp_path / "cache"), DEFAULT_SETTINGS))
+    monkeypatch.setattr(engine, "_analyse_chunks", None)  # the warm run must come from the cache alone
+    warm = lint_paths([path], jobs=1, cache=Cache(str(tmp_path / "cache"), DEFAULT_SETTINGS))
+    assert [f.suggestion for f in warm.findings] == [f.suggestion for f in cold.findings]
+    assert sum(f.suggestion is not None for f in warm.findings) == 5
+    assert {f.suggestion.applicability for f in warm.findings if f.suggestion is not None} == {"unsafe"}
+    assert any("\n" in edit.content for f in warm.findings if f.suggestion for edit in f.suggestion.edits)
 
 
 def test_a_symbolic_link_is_not_replaced(tmp_path: pathlib.Path) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, Optional, Tuple
 
 import libcst as cst
 
@@ -13,7 +13,7 @@ from idemlint.fixes import UNSAFE
 from idemlint.calls import assigned_in
 from idemlint.names import Resolver, descendants, dotted_name
 from idemlint.rules.base import NodeEdit, SuggestedFix, TaskRule, Violation, where
-from idemlint.statements import alone_on_its_line
+from idemlint.statements import alone_on_its_line, is_call_statement, placed_with
 
 
 class SideEffectInTransaction(TaskRule):
@@ -226,36 +226,19 @@ def _after_commit(event: Event, trace: Trace) -> Optional[SuggestedFix]:
 
 def _last_in_the_transaction(event: Event, call: cst.Call) -> bool:
     """Whether the call is the last statement of the block the transaction
-    is (the ``with`` body, or the decorated function's body), in the same
-    function: nothing then runs between it and the commit that could change
-    what the deferred lambda reads."""
+    is (the ``with atomic():`` body, the item alone, or the decorated
+    function's body), in the same function: nothing then runs between it
+    and the commit that could change what the deferred lambda reads."""
     function = event.scope.function
     if id(function) == event.transaction:
-        block: Optional[cst.BaseSuite] = function.body
+        block = function.body
     else:
-        block = _with_body(function, event.transaction)
-    if not isinstance(block, cst.IndentedBlock) or not block.body:
-        return False
-    last = block.body[-1]
-    return (
-        isinstance(last, cst.SimpleStatementLine)
-        and len(last.body) == 1
-        and isinstance(last.body[0], cst.Expr)
-        and last.body[0].value is call
-    )
-
-
-def _with_body(function: cst.FunctionDef, container: Optional[int]) -> Optional[cst.BaseSuite]:
-    found: List[cst.BaseSuite] = []
-
-    class Withs(cst.CSTVisitor):
-        def visit_With(self, node: cst.With) -> None:
-            # Only ``with atomic():`` alone: what another item opens closes before the commit.
-            if id(node) == container and len(node.items) == 1:
-                found.append(node.body)
-
-    function.body.visit(Withs())
-    return found[0] if found else None
+        placed = placed_with(function, event.transaction) if event.transaction is not None else None
+        # Another item of the ``with`` (a file) would close before the commit.
+        if placed is None or len(placed.node.items) != 1:
+            return False
+        block = placed.node.body
+    return isinstance(block, cst.IndentedBlock) and bool(block.body) and is_call_statement(block.body[-1], call)
 
 
 def _opened_by_django(event: Event, trace: Trace) -> bool:
