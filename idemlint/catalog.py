@@ -142,7 +142,10 @@ class KeyableEffect:
     ``key_names`` are the entry's own key parameters, beside the accepted
     spellings: a keyword argument, or an entry of a dict passed positionally
     or in a key container (PagerDuty's ``dedup_key``, PostHog's ``uuid``),
-    compared without case, ``-`` or ``_``.  ``payload_classes`` are the SDK's
+    compared without case, ``-`` or ``_``.  ``key_keyword`` is the keyword
+    argument the SDK takes its key as, where IDM002's fix passes one (empty:
+    none the fix can pick; an HTTP call gets a header instead).
+    ``payload_classes`` are the SDK's
     request objects (globs over resolved names, Opsgenie's
     ``CreateAlertPayload``), whose keyword arguments are read as a dict's
     entries are.  ``family``, ``library`` (the
@@ -161,6 +164,7 @@ class KeyableEffect:
     ignore_case: bool = False
     key_containers: Tuple[str, ...] = ("headers", "options", "request_options", "extra_headers")
     key_names: Tuple[str, ...] = ()
+    key_keyword: str = ""
     payload_classes: Tuple[str, ...] = ()
     family: str = ""
     library: str = ""
@@ -267,6 +271,7 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         "Stripe",
         "charges the customer or creates the object twice",
         sdk_random_key=True,
+        key_keyword="idempotency_key",
         family="payments",
         library="stripe",
         read="stripe-python 15.3.1, stripe/_customer.py (Customer.create(**params); the params "
@@ -278,6 +283,7 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         "charges the customer twice",
         key_position=1,
         sdk_random_key=True,
+        key_keyword="idempotency_key",
         family="payments",
         library="yookassa",
         read=YOOKASSA_READ,
@@ -288,6 +294,7 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         "charges the customer twice",
         key_position=2,
         sdk_random_key=True,
+        key_keyword="idempotency_key",
         family="payments",
         library="yookassa",
         read=YOOKASSA_READ,
@@ -298,6 +305,7 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         "charges the customer twice",
         key_position=1,
         sdk_random_key=True,
+        key_keyword="idempotency_key",
         family="payments",
         library="yookassa",
         read=YOOKASSA_READ,
@@ -325,6 +333,7 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         "Adyen",
         "charges or pays out twice",
         key_position=1,
+        key_keyword="idempotency_key",
         family="payments",
         library="Adyen",
         read="15.0.2, Adyen/services/checkout/payments_api.py (payments(request, idempotency_key=None, "
@@ -337,6 +346,7 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         "Adyen",
         "captures or refunds the payment twice",
         key_position=2,
+        key_keyword="idempotency_key",
         family="payments",
         library="Adyen",
         read="15.0.2, Adyen/services/checkout/modifications_api.py (capture_authorised_payment(request, "
@@ -347,6 +357,7 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         "Checkout.com",
         "charges the customer or pays out twice",
         key_position=1,
+        key_keyword="idempotency_key",
         family="payments",
         library="checkout-sdk",
         read="3.8.0, checkout_sdk/payments/payments_client.py (request_payment(payment_request, "
@@ -358,6 +369,7 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         "Checkout.com",
         "captures or refunds the payment twice",
         key_position=2,
+        key_keyword="idempotency_key",
         family="payments",
         library="checkout-sdk",
         read="3.8.0, checkout_sdk/payments/payments_client.py (capture_payment(payment_id, "
@@ -465,6 +477,7 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         "pages the on-call engineer again",
         key_position=2,
         key_names=("dedup_key",),
+        key_keyword="dedup_key",
         family="alerting and analytics",
         library="pdpyras",
         read="pdpyras 5.x, pdpyras.py (EventsAPISession.trigger(summary, source, "
@@ -499,6 +512,7 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         "records the event twice",
         key_position=7,
         key_names=("message_id",),
+        key_keyword="message_id",
         sdk_random_key=True,
         family="alerting and analytics",
         library="segment-analytics-python",
@@ -568,6 +582,7 @@ KEYABLE_EFFECTS: Tuple[KeyableEffect, ...] = (
         "creates the payment or refunds it twice",
         key_position=1,
         sdk_random_key=True,
+        key_keyword="idempotency_key",
         family="payments",
         library="mollie-api-python",
         read="4.0.0, mollie/api/resources/base.py (ResourceCreateMixin.create(data=None, "
@@ -1214,6 +1229,11 @@ def non_idempotent_http_api(
 
 
 # Idempotency key spellings, compared after dropping "_" and "-" and case.
+# The header an HTTP request carries its key in (IETF draft
+# "The Idempotency-Key HTTP Header Field"; Stripe, Adyen, GoCardless and
+# Mollie read it): IDM002's fix adds it.
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+
 KEY_SPELLINGS = frozenset(
     {
         "idempotencykey",
@@ -1238,16 +1258,22 @@ def key_names_of(effect: KeyableEffect) -> FrozenSet[str]:
 # --------------------------------------------------------------------------
 # Nondeterminism (IDM001)
 
-NONDETERMINISTIC_SOURCES: Tuple[str, ...] = (
+# Values new on every run: random ones, and readings of the clock.  A key
+# from the clock may name a period the work belongs to (a daily digest), so
+# only a random one is replaced by the task's arguments (IDM001's fix).
+RANDOM_SOURCES: Tuple[str, ...] = (
     "uuid.{uuid1,uuid4}",
-    "time.{time,time_ns,monotonic,monotonic_ns,perf_counter,perf_counter_ns}",
-    "datetime.datetime.{now,utcnow,today}",
-    "datetime.date.today",
-    "django.utils.timezone.now",
     "random.*",
     "secrets.*",
     "os.urandom",
 )
+CLOCK_SOURCES: Tuple[str, ...] = (
+    "time.{time,time_ns,monotonic,monotonic_ns,perf_counter,perf_counter_ns}",
+    "datetime.datetime.{now,utcnow,today}",
+    "datetime.date.today",
+    "django.utils.timezone.now",
+)
+NONDETERMINISTIC_SOURCES: Tuple[str, ...] = RANDOM_SOURCES + CLOCK_SOURCES
 
 # Calls that carry nondeterminism from an argument to their result.
 DERIVING_CALLS: Tuple[str, ...] = (
@@ -1370,6 +1396,9 @@ class LockApi:
     # Generic method names (``lock``, ``add``) are locks only on a key-value
     # store: ``r.lock(name)``, ``cache.add(key, v)``, not ``account.lock(reason)``.
     store_receiver: bool = False
+    # The value stored under the key is the holder's token, which a Lua
+    # compare-and-delete can check (IDM005's fix): redis SET NX and SETNX.
+    token_value: bool = False
 
 
 LOCK_APIS: Tuple[LockApi, ...] = (
@@ -1394,6 +1423,7 @@ LOCK_APIS: Tuple[LockApi, ...] = (
         ttl_position=2,
         requires_flag="nx",
         min_positional=0,
+        token_value=True,
     ),
     LockApi(
         "*.setnx",
@@ -1403,6 +1433,7 @@ LOCK_APIS: Tuple[LockApi, ...] = (
         ttl_keywords=(),
         never_expires=True,
         min_positional=0,
+        token_value=True,
     ),
     LockApi(
         "redis_lock.Lock",
@@ -1442,6 +1473,22 @@ LOCK_APIS: Tuple[LockApi, ...] = (
         default_expires=True,
         store_receiver=True,
     ),
+)
+
+# Redis clients whose deletes IDM005's fix turns into a compare-and-delete
+# through ``eval(script, numkeys, *keys_and_args)`` (redis-py 5.2.1,
+# redis/commands/core.py ScriptCommands.eval; the asyncio client alike;
+# django-redis 5.4.0, django_redis/__init__.py get_redis_connection returns
+# the raw redis-py client).  Pipelines are left out: their commands run later.
+EVAL_CLIENT_DELETES: Tuple[str, ...] = (
+    "redis.{Redis,StrictRedis,from_url,Redis.from_url,StrictRedis.from_url}().{delete,unlink}",
+    "redis.asyncio.{Redis,StrictRedis,from_url,Redis.from_url,StrictRedis.from_url}().{delete,unlink}",
+    "django_redis.get_redis_connection().{delete,unlink}",
+)
+# Deletes the key in ``KEYS[1]`` only while it holds the token in ``ARGV[1]``
+# (the release script of redis-py's ``Lock`` does the same).
+COMPARE_AND_DELETE_SCRIPT = (
+    'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end'
 )
 
 # Receiver words that name a key-value store connection (for store_receiver).

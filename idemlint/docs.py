@@ -178,8 +178,10 @@ def catalogue_page() -> str:
         + _codes(sorted(catalog.TRACE_ID_HEADER_WORDS))
         + " makes it a request or trace id, never a key.",
         "## Nondeterministic sources",
-        "Calls whose value differs on every run (IDM001): "
-        f"{_codes(catalog.NONDETERMINISTIC_SOURCES)}, and `hash()` of a string.",
+        "Calls whose value differs on every run (IDM001): random values "
+        f"{_codes(catalog.RANDOM_SOURCES)}, readings of the clock "
+        f"{_codes(catalog.CLOCK_SOURCES)}, and `hash()` of a string. IDM001's fix "
+        "replaces a random value only: a time in a key may name the period the work belongs to.",
         "## Distributed locks",
         "Calls that take a lock (IDM004, IDM006, IDM012), and where their expiry goes.",
         _table(
@@ -223,6 +225,10 @@ def _key_places(effect: catalog.KeyableEffect) -> str:
         places.append("a positional options object we cannot see")
     if effect.url_position is not None:
         places.append(f"methods {_codes(sorted(catalog.KEYABLE_HTTP_METHODS))} only")
+    if effect.key_keyword:
+        places.append(f"IDM002's fix passes `{effect.key_keyword}=`")
+    elif effect.url_position is not None:
+        places.append(f"IDM002's fix sends an `{catalog.IDEMPOTENCY_HEADER}` header")
     return "; ".join(places)
 
 

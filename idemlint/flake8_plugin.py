@@ -1,7 +1,8 @@
 """flake8 front end: ``flake8 --select IDM``.
 
 A thin adapter: it lints the lines flake8 already read (never the file on
-disk), yields every finding, and leaves ``noqa``, ``--select``/``--ignore``
+disk), yields every finding (with a note when it carries a fix, which
+flake8 cannot make and ``idemlint check --fix`` can), and leaves ``noqa``, ``--select``/``--ignore``
 and ``--per-file-ignores`` to flake8.  It never raises into flake8: a file
 that cannot be parsed yields nothing (flake8 reports E999 itself), a bug
 in idemlint on one file yields one ``IDM900`` line, as the CLI prints it,
@@ -21,6 +22,7 @@ from idemlint import __version__
 from idemlint.config import ConfigError, find_config, invalid_decorator_names, load_settings
 from idemlint.escape import visible
 from idemlint.engine import INTERNAL_ERROR, LintResult, could_hold_tasks, internal_error, lint_source
+from idemlint.findings import Finding
 from idemlint.settings import DEFAULT_SETTINGS, Settings
 
 CONFIGURATION_ERROR = "IDM901"
@@ -93,7 +95,17 @@ class IdemlintChecker:
             result = LintResult(problems=(internal_error(self.filename, "the flake8 plugin", error),))
         for finding in result.findings:
             # Escaped as the CLI's text format escapes them: flake8 prints them as they are.
-            yield finding.line, finding.column - 1, f"{finding.code} {visible(finding.message)}", type(self)
+            message = f"{finding.code} {visible(finding.message)}{_fix_note(finding)}"
+            yield finding.line, finding.column - 1, message, type(self)
         for problem in result.problems:
             if problem.code == INTERNAL_ERROR:  # not E999 or E902: flake8 reports those itself
                 yield problem.line, problem.column - 1, f"{problem.code} {visible(problem.message)}", type(self)
+
+
+def _fix_note(finding: Finding) -> str:
+    """Where the finding carries a fix, how to make it: flake8 cannot."""
+    if finding.suggestion is None:
+        return ""
+    if finding.suggestion.safe:
+        return " [fix: `idemlint check --fix`]"
+    return " [unsafe fix: `idemlint check --fix --unsafe-fixes`]"

@@ -8,6 +8,7 @@ imports the installed idemlint, not the source tree.
 
 from __future__ import annotations
 
+import json
 import pathlib
 import subprocess
 import sys
@@ -42,10 +43,24 @@ def flake8(*args: str, cwd: pathlib.Path) -> subprocess.CompletedProcess:
 
 
 def idemlint_text(path: pathlib.Path, capsys: pytest.CaptureFixture[str], *options: str) -> List[str]:
+    """The CLI's text lines, each with the note flake8 adds when the JSON
+    format says the finding carries a fix."""
     status = main(["check", "--format", "text", *options, str(path)])
     out = capsys.readouterr().out
     assert status in (0, 1), out
-    return sorted(out.splitlines())
+    main(["check", "--format", "json", *options, str(path)])
+    notes = {
+        f"{f['path']}:{f['line']}:{f['column']}: {f['code']} ": FIX_NOTES[f["suggestion"]["applicability"]]
+        for f in json.loads(capsys.readouterr().out)
+        if f["suggestion"] is not None
+    }
+    return sorted(line + next((n for p, n in notes.items() if line.startswith(p)), "") for line in out.splitlines())
+
+
+FIX_NOTES = {
+    "safe": " [fix: `idemlint check --fix`]",
+    "unsafe": " [unsafe fix: `idemlint check --fix --unsafe-fixes`]",
+}
 
 
 def write(tmp_path: pathlib.Path, source: str, name: str = "tasks.py") -> pathlib.Path:
@@ -70,6 +85,20 @@ def test_flake8_reports_what_the_cli_reports(
         assert cli_lines == []
     if "# expect: IDM" in path.read_text(encoding="utf-8"):
         assert cli_lines  # so that the comparison above is not empty == empty
+
+
+def test_flake8_says_which_findings_carry_a_fix(tmp_path: pathlib.Path) -> None:
+    path = write(
+        tmp_path,
+        "import stripe\nfrom celery import shared_task\n\n\n@shared_task\n"
+        "def charge_order(order_id):\n    stripe.Charge.create(amount=1)\n\n\n"
+        "@shared_task\ndef payout():\n    stripe.Payout.create(amount=1)\n",
+    )
+    lines = flake8("--select", "IDM", str(path), cwd=tmp_path).stdout.splitlines()
+    assert [line.split(": ", 1)[0] for line in lines] == [f"{path}:7:5", f"{path}:12:5"]
+    # A key from `order_id` can be passed; `payout` has no argument to build one from.
+    assert lines[0].endswith(FIX_NOTES["unsafe"])
+    assert not lines[1].endswith("]")
 
 
 def test_flake8_on_the_whole_fixture_tree_in_parallel_matches_the_cli(

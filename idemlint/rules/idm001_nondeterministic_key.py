@@ -9,8 +9,11 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.analysis import Event, FunctionScope, Trace, call_label
-from idemlint.effects import Knowledge
-from idemlint.rules.base import TaskRule, Violation, where
+from idemlint.effects import Knowledge, KeySink
+from idemlint.fixes import UNSAFE
+from idemlint.rules.base import SuggestedFix, TaskRule, Violation, where
+from idemlint.rules.edits import names_in, random_part_replaced
+from idemlint.unit_of_work import identifying_arguments, key_placeholders, work_key
 
 _STRING_METHODS = frozenset({"format", "join", "encode", "replace", "lower", "upper"})
 
@@ -70,6 +73,23 @@ def charge_order(order_id):
         "`order_id`)."
     )
 
+    fix_availability = (
+        "Sometimes, unsafe (`--fix --unsafe-fixes`): a random value (`uuid1`/`uuid4`, "
+        "`random`, `secrets`, `os.urandom`) in a key built in the task's own body is "
+        "replaced by the task's arguments whose names say they identify the work "
+        "(`order_id`, `pk`, `invoice_uuid`, `slug`; a bound task's `self` is not one): "
+        "a key that is only the random value (`str(uuid4())`, `uuid4().hex`) becomes "
+        "`f\"<task-name>-{order_id}\"`, and the value's place in an f-string, a `+` "
+        "with a string or a `.format()` becomes `{order_id}`. Unsafe because the key "
+        "now repeats on purpose: check that the arguments name one unit of work, so "
+        "that two different jobs never share it. Not offered for a time "
+        "(`datetime.now()` may name the period the work belongs to), for a key that "
+        "already reads one of the task's parameters (the random part was added on "
+        "purpose), in a helper (its callers may do other work), for a key variable "
+        "assigned more than once, for a random value used other than spelled as text "
+        "(hashed, sliced), nor when no argument identifies the work."
+    )
+
     def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
         flow = _Flow()
         reported: Dict[int, bool] = {}
@@ -85,8 +105,33 @@ def charge_order(order_id):
                         f"{where(event, trace.task.name)}; a redelivered task gets a "
                         "new key, so the deduplication never matches",
                         event=event,
+                        fix=_key_from_arguments(sink, source, event, trace, flow),
                     )
             flow.record(event)
+
+
+def _key_from_arguments(
+    sink: KeySink, source: cst.Call, event: Event, trace: Trace, flow: "_Flow"
+) -> Optional[SuggestedFix]:
+    """The random part of a key built in the task's own body replaced by the
+    arguments that identify the work.  Not for a clock (the time may name a
+    period the work belongs to), nor for a key that already reads one of the
+    task's parameters (the random part was added on purpose), nor where the
+    random value is used other than spelled as text."""
+    scope = event.scope
+    if not scope.is_task or not catalog.matches_any(catalog.RANDOM_SOURCES, scope.resolver.resolve(source.func)):
+        return None
+    placeholders, whole = key_placeholders(trace.task), work_key(trace.task)
+    if placeholders is None or whole is None:
+        return None
+    expression = flow.only_value(sink.expression, scope) or sink.expression
+    if set(names_in(expression)) & set(scope.parameters):
+        return None
+    edit = random_part_replaced(expression, source, whole, placeholders)
+    if edit is None:
+        return None
+    names = ", ".join(f"`{name}`" for name in identifying_arguments(trace.task))
+    return SuggestedFix(f"Build the key from the task's {names}", UNSAFE, (edit,))
 
 
 class _Flow:
@@ -95,21 +140,33 @@ class _Flow:
     def __init__(self) -> None:
         self.names: Dict[Tuple[int, str], List[cst.Call]] = {}
         self.returns: Dict[int, List[cst.Call]] = {}
+        # Every value assigned to each local name in its own scope (None:
+        # assigned some other way, augmented or bound from another scope).
+        self.values: Dict[Tuple[int, str], List[Optional[cst.BaseExpression]]] = {}
 
     def record(self, event: Event) -> None:
         if event.kind in ("assign", "bind") and event.value is not None:
             value_scope = event.value_scope or event.scope
             sources = self.sources(event.value, value_scope)
             augmented = isinstance(event.node, cst.AugAssign)
+            plain = event.kind == "assign" and not augmented and value_scope is event.scope and len(event.targets) == 1
             for target in event.targets:
                 if isinstance(target, cst.Name):
                     key = (id(event.scope), target.value)
                     previous = self.names.get(key, []) if augmented else []
                     self.names[key] = previous + sources
+                    self.values.setdefault(key, []).append(event.value if plain else None)
         elif event.kind == "return" and event.value is not None and event.call_site:
             self.returns.setdefault(id(event.call_site), []).extend(
                 self.sources(event.value, event.scope)
             )
+
+    def only_value(self, node: cst.BaseExpression, scope: FunctionScope) -> Optional[cst.BaseExpression]:
+        """The value a name holds when one plain assignment in its scope gave it."""
+        if not isinstance(node, cst.Name):
+            return None
+        values = self.values.get((id(scope), node.value), [])
+        return values[0] if len(values) == 1 else None
 
     def sources(self, node: cst.BaseExpression, scope: FunctionScope) -> List[cst.Call]:
         if isinstance(node, cst.Name):
@@ -152,12 +209,11 @@ class _Flow:
             return list(self.returns[id(call)])
         found: List[cst.Call] = []
         func = call.func
+        reads_arguments = catalog.matches_any(catalog.DERIVING_CALLS, callee)  # ``hashlib.sha256(...)`` too
         if isinstance(func, cst.Attribute):
             found += self.sources(func.value, scope)
-            if func.attr.value in _STRING_METHODS:
-                for arg in call.args:
-                    found += self.sources(arg.value, scope)
-        elif catalog.matches_any(catalog.DERIVING_CALLS, callee):
+            reads_arguments = reads_arguments or func.attr.value in _STRING_METHODS
+        if reads_arguments:
             for arg in call.args:
                 found += self.sources(arg.value, scope)
         return found

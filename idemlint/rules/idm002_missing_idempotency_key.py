@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Optional
 
-from idemlint.analysis import Trace, call_label
+import libcst as cst
+
+from idemlint import catalog
+from idemlint.analysis import Event, Trace, call_label
 from idemlint.effects import Knowledge
+from idemlint.fixes import UNSAFE
 from idemlint.guards import Guards
-from idemlint.rules.base import TaskRule, Violation, where
+from idemlint.names import argument
+from idemlint.rules.base import NodeEdit, SuggestedFix, TaskRule, Violation, where
+from idemlint.rules.edits import entry_added, keyword_appended
+from idemlint.unit_of_work import identifying_arguments, work_key
 
 
 class MissingIdempotencyKey(TaskRule):
@@ -80,6 +87,23 @@ def charge_order(order_id):
         "we cannot read is always an effect."
     )
 
+    fix_availability = (
+        "Sometimes, unsafe (`--fix --unsafe-fixes`), for a call in the task's own "
+        "body: a key built from the task's arguments whose names say they identify "
+        "the work (`f\"charge-order-{order_id}\"`; `order_id`, `pk`, `invoice_uuid`, "
+        "`slug`) is passed as the SDK takes one, by the keyword the catalogue names "
+        "(`idempotency_key=` for Stripe, YooKassa, Adyen, Checkout.com and Mollie, "
+        "`dedup_key=` for PagerDuty, `message_id=` for Segment) or in place of the "
+        "`None` passed for it; an HTTP request gets an `Idempotency-Key` header, "
+        "as `headers=` or as an entry of the `headers=` dict literal it passes. "
+        "Unsafe because the key now repeats on purpose: check that the arguments "
+        "name one unit of work, and for HTTP that the server honours the header. "
+        "Not offered in a helper (its callers may do other work), when no argument "
+        "identifies the work, where the arguments are splatted or the headers are "
+        "a variable, nor for an API whose key the catalogue cannot pass as a keyword "
+        "(StripeClient's options, Square's two SDKs, request objects)."
+    )
+
     def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
         for event in trace.calls():
             effect = knowledge.keyable_effect(event)
@@ -101,4 +125,47 @@ def charge_order(order_id):
                 f"called without an idempotency key; a redelivered task "
                 f"{effect.consequence}{note}",
                 event=event,
+                fix=_key_passed(event, effect, trace),
             )
+
+
+def _key_passed(event: Event, effect: catalog.KeyableEffect, trace: Trace) -> Optional[SuggestedFix]:
+    """A key naming the task's unit of work, passed as the SDK takes one
+    (its key keyword; an ``Idempotency-Key`` header for HTTP), by a call in
+    the task's own body: a helper's callers may do other work."""
+    call = event.node
+    key = work_key(trace.task)
+    if not isinstance(call, cst.Call) or not event.scope.is_task or key is None:
+        return None
+    names = ", ".join(f"`{name}`" for name in identifying_arguments(trace.task))
+    if effect.url_position is not None:
+        edit = _header_added(call, effect, key)
+        title = f"Send an `{catalog.IDEMPOTENCY_HEADER}` header built from the task's {names}"
+    elif effect.key_keyword:
+        edit = _keyword_given(call, effect, key)
+        title = f"Pass `{effect.key_keyword}` built from the task's {names}"
+    else:
+        return None
+    return SuggestedFix(title, UNSAFE, (edit,)) if edit is not None else None
+
+
+def _keyword_given(call: cst.Call, effect: catalog.KeyableEffect, key: str) -> Optional[NodeEdit]:
+    """The key as the SDK's keyword, or in place of the ``None`` passed for
+    it (by that keyword or at its position)."""
+    given = argument(call, effect.key_position, effect.key_keyword)
+    if given is not None:
+        return NodeEdit(given, key)  # the call is reported, so it is None
+    return keyword_appended(call, f"{effect.key_keyword}={key}")
+
+
+def _header_added(call: cst.Call, effect: catalog.KeyableEffect, key: str) -> Optional[NodeEdit]:
+    """The header added to a ``headers=`` dict literal, or as ``headers=``
+    when the call passes none.  Not where headers may be passed positionally
+    (past the URL and a body)."""
+    assert effect.url_position is not None
+    if sum(1 for arg in call.args if arg.keyword is None) > effect.url_position + 2:
+        return None
+    headers = argument(call, None, "headers")
+    if headers is None:
+        return keyword_appended(call, f'headers={{"{catalog.IDEMPOTENCY_HEADER}": {key}}}')
+    return entry_added(headers, catalog.IDEMPOTENCY_HEADER, key) if isinstance(headers, cst.Dict) else None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
@@ -11,8 +12,9 @@ from idemlint import catalog
 from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_text
 from idemlint.effects import Knowledge, stores_lock_token
 from idemlint.names import argument, children, dotted_name, literal_text
+from idemlint.fixes import UNSAFE
 from idemlint.lock_scope import keys_kept_alive, on_a_failure_path
-from idemlint.rules.base import TaskRule, Violation, where
+from idemlint.rules.base import NodeEdit, SuggestedFix, TaskRule, Violation, where
 
 # Keywords a key-value delete accepts (Django's cache ``version``); any other
 # keyword (``timeout=``, ``headers=``) means an HTTP or ORM call.
@@ -24,6 +26,7 @@ _CLOCKS: Tuple[str, ...] = (
 )
 _LOOKUPS = frozenset({"get", "aget", "hget"})
 _ALNUM = re.compile(r"[A-Za-z0-9]")
+_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float, cst.Name)
 
 Origin = Tuple[str, str]
 
@@ -110,10 +113,26 @@ def rebuild_report(report_id):
         "are not key deletes."
     )
 
+    fix_availability = (
+        "Sometimes, unsafe (`--fix --unsafe-fixes`): a `delete(key)`/`unlink(key)` "
+        "in the task's own body, through a redis-py client (sync or asyncio, or "
+        "django-redis's `get_redis_connection()`), of a key the task locked earlier "
+        "in its body with `set(key, token, nx=True, ...)` or `setnx(key, token)` "
+        "through the same client, becomes `eval(<compare-and-delete>, 1, key, token)`: "
+        "a Lua script that deletes the key only while it still holds the token, as "
+        "redis-py's `Lock.release()` does. Unsafe because a release that finds another "
+        "holder's token now leaves the key alone (it expires with its TTL). Not offered "
+        "when the stored value is a literal or another name (every holder would store "
+        "it, so checking it proves nothing), in a helper (the token is not in its "
+        "scope), through another client or a pipeline, or for the other shapes this "
+        "rule reports. A `get()` comparison before the delete is left in place."
+    )
+
     def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
         keys = _KeyOrigins(trace, knowledge)
         locked: Set[Origin] = set()
         first_lock = len(trace.events)
+        tokens: List[_Token] = []
         for event in trace.calls():
             api = knowledge.lock_api(event)
             if api is None or not isinstance(event.node, cst.Call):
@@ -124,6 +143,9 @@ def rebuild_report(report_id):
             if key is not None:
                 locked |= keys.origins(key, event.scope)
                 first_lock = min(first_lock, event.seq)
+                value = argument(event.node, api.key_position + 1, "value")
+                if api.token_value and value is not None:
+                    tokens.append(_Token(event, key, value))
         # A lock a heartbeat thread keeps alive cannot expire under its
         # live owner, so deleting it at the end deletes the task's own lock.
         kept_alive: Set[Origin] = set()
@@ -188,8 +210,48 @@ def rebuild_report(report_id):
                     "this deletes that worker's lock and a third worker runs the same "
                     "work concurrently",
                     event=event,
+                    fix=_compare_and_delete(event, call, key, tokens, keys),
                 )
                 break
+
+
+@dataclass(frozen=True)
+class _Token:
+    """A SET NX that stores a value under a key: the holder's token, if it is one."""
+
+    event: Event
+    key: cst.BaseExpression
+    value: cst.BaseExpression
+
+
+def _compare_and_delete(
+    event: Event, call: cst.Call, key: cst.BaseExpression, tokens: List[_Token], keys: "_KeyOrigins"
+) -> Optional[SuggestedFix]:
+    """The delete made one Lua compare-and-delete of the token that the
+    task's own SET NX stored under the same key through the same redis-py
+    client, earlier in the task's body.  The token must be a variable of the
+    task: a literal (``"1"``) is every holder's, and checking it proves nothing."""
+    func = call.func
+    if not event.scope.is_task or not isinstance(func, cst.Attribute) or len(call.args) != 1:
+        return None
+    if call.args[0].keyword is not None or call.args[0].star:
+        return None
+    if not catalog.matches_any(catalog.EVAL_CLIENT_DELETES, event.callee):
+        return None
+    client, key_text = source_text(func.value), source_text(key)
+    for token in tokens:
+        taken = token.event.node
+        if token.event.scope is not event.scope or token.event.seq > event.seq or not isinstance(taken, cst.Call):
+            continue
+        if not isinstance(taken.func, cst.Attribute) or source_text(taken.func.value) != client:
+            continue
+        if source_text(token.key) != key_text or not keys.is_holder_token(token.value, event.scope):
+            continue
+        assert isinstance(token.value, cst.Name)
+        script = repr(catalog.COMPARE_AND_DELETE_SCRIPT)
+        code = f"{client}.eval({script}, 1, {key_text}, {token.value.value})"
+        return SuggestedFix("Release with a compare-and-delete of the lock's token", UNSAFE, (NodeEdit(call, code),))
+    return None
 
 
 class _KeyOrigins:
@@ -213,6 +275,16 @@ class _KeyOrigins:
                     self.values.setdefault((id(event.scope), target.value), []).append(
                         (event.value, scope or event.scope)
                     )
+
+    def is_holder_token(self, node: cst.BaseExpression, scope: FunctionScope) -> bool:
+        """A parameter, or a local variable never given a literal: a value
+        the holder may have made its own (``token = uuid4().hex``)."""
+        if not isinstance(node, cst.Name):
+            return False
+        values = self.values.get((id(scope), node.value))
+        if not values:
+            return node.value in scope.parameters
+        return not any(isinstance(value, _LITERALS) for value, _ in values)
 
     def origins(
         self, node: cst.BaseExpression, scope: FunctionScope, depth: int = 0

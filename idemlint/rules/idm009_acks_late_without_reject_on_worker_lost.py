@@ -41,6 +41,7 @@ from idemlint import catalog
 from idemlint.names import Resolver, dotted_name, literal_text
 from idemlint.fixes import UNSAFE
 from idemlint.rules.base import ModuleContext, ModuleRule, NodeEdit, SuggestedFix, Violation
+from idemlint.rules.edits import ends_its_line
 from idemlint.tasks import (
     ClassOptions,
     Decorators,
@@ -652,7 +653,7 @@ def _fix(acks: _Acks, layout: "_Layout") -> Optional[SuggestedFix]:
     anchor = acks.anchor
     if anchor is None or getattr(anchor, "lpar", None):  # ``(True)``: the text would go inside
         return None
-    if acks.form == "keyword" and layout.starts_line(acks.node) and _ends_its_line(acks.node):
+    if acks.form == "keyword" and layout.starts_line(acks.node) and ends_its_line(acks.node):
         edit = NodeEdit(anchor, f"{acks.reject}=True,", "next_line")
     elif acks.form == "keyword":
         edit = NodeEdit(anchor, f", {acks.reject}=True", "after")
@@ -666,16 +667,6 @@ def _fix(acks: _Acks, layout: "_Layout") -> Optional[SuggestedFix]:
             return None
         edit = NodeEdit(anchor, code.replace(name, acks.reject), "next_line")
     return SuggestedFix(f"Set `{acks.reject}` beside `{acks.setting or TASK_ACKS}`", UNSAFE, (edit,))
-
-
-def _ends_its_line(arg: cst.CSTNode) -> bool:
-    """An argument followed, on its line, by a comma and a line break."""
-    if not isinstance(arg, cst.Arg) or not isinstance(arg.comma, cst.Comma):
-        return False
-    comma = arg.comma
-    return isinstance(comma.whitespace_after, cst.ParenthesizedWhitespace) and not isinstance(
-        comma.whitespace_before, cst.ParenthesizedWhitespace
-    )
 
 
 class _Layout:

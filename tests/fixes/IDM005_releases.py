@@ -1,0 +1,72 @@
+"""IDM005's fix: the release made a compare-and-delete of the lock's own token."""
+
+import uuid
+
+import redis
+import redis.asyncio
+from celery import shared_task
+
+r = redis.Redis()
+aio = redis.asyncio.Redis()
+
+
+@shared_task
+def rebuild_report(report_id):
+    lock_key = f"lock:report:{report_id}"
+    token = uuid.uuid4().hex
+    if not r.set(lock_key, token, nx=True, ex=300):
+        return
+    try:
+        build(report_id)
+    finally:
+        if r.get(lock_key) == token.encode():
+            r.delete(lock_key)
+
+
+@shared_task
+async def refresh(feed_id):
+    key = f"lock:feed:{feed_id}"
+    holder = str(uuid.uuid4())
+    if await aio.set(key, holder, nx=True, ex=60):
+        build(feed_id)
+        await aio.unlink(key)
+
+
+# No fix: "1" is every holder's value, so checking it proves nothing.
+@shared_task
+def shared_marker(report_id):
+    key = f"lock:marker:{report_id}"
+    if r.set(key, "1", nx=True, ex=300):
+        build(report_id)
+        r.delete(key)
+
+
+# No fix: the lock was taken through another client.
+other = redis.Redis(db=1)
+
+
+@shared_task
+def two_clients(report_id):
+    key = f"lock:two:{report_id}"
+    token = uuid.uuid4().hex
+    if other.set(key, token, nx=True, ex=300):
+        build(report_id)
+        r.delete(key)
+
+
+# No fix in a helper: the token is not in its scope.
+def release(key):
+    r.delete(key)
+
+
+@shared_task
+def through_a_helper(report_id):
+    key = f"lock:helper:{report_id}"
+    token = uuid.uuid4().hex
+    if r.set(key, token, nx=True, ex=300):
+        build(report_id)
+        release(key)
+
+
+def build(x):
+    return x
