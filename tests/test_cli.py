@@ -159,9 +159,47 @@ def test_exit_zero_exits_0_with_findings_and_still_prints_them(idemlint: Idemlin
     assert run.codes() and set(run.codes()) == {"IDM002"}
 
 
-def test_exit_zero_still_exits_2_on_a_file_problem(idemlint: Idemlint, tmp_path: pathlib.Path) -> None:
-    run = idemlint("check", "--exit-zero", tmp_path / "missing.py")
+def test_exit_zero_exits_0_when_a_file_fails_to_parse_and_still_reports_it(
+    idemlint: Idemlint, tmp_path: pathlib.Path
+) -> None:
+    good = write_task(tmp_path, name="good.py")
+    bad = make_syntax_error(tmp_path)
+    run = idemlint("check", "--exit-zero", good, bad, tmp_path / "missing.py")
+    assert run.status == 0
+    assert run.codes() == ["E999", "IDM002", "E902"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--select", "FOO"],
+        ["--no-such-option"],
+        ["--config", "{tmp}/pyproject.toml"],
+        ["--baseline", "{tmp}/no-baseline.json"],
+        ["--exit-non-zero-on-fix"],
+    ],
+    ids=["bad-select", "unknown-option", "bad-config", "missing-baseline", "exit-non-zero-on-fix"],
+)
+def test_exit_zero_still_exits_2_on_usage_and_configuration_errors(
+    idemlint: Idemlint, tmp_path: pathlib.Path, argv: List[str]
+) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.idemlint]\nno-such-key = 1\n")
+    make_syntax_error(tmp_path)
+    run = idemlint("check", "--exit-zero", *(a.format(tmp=tmp_path) for a in argv), tmp_path)
     assert run.status == 2
+    assert "Traceback" not in run.output and run.stdout == ""
+
+
+def test_exit_zero_means_what_ruffs_does_on_a_syntax_error(tmp_path: pathlib.Path) -> None:
+    ruff = pytest.importorskip("ruff")
+    bad = make_syntax_error(tmp_path)
+    binary = ruff.find_ruff_bin()  # type: ignore[attr-defined]
+    ruffs = subprocess.run(
+        [binary, "check", "--no-cache", "--isolated", "--exit-zero", str(bad)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert ruffs.returncode == 0 and "invalid-syntax" in ruffs.stdout + ruffs.stderr
+    assert main(["check", "--no-cache", "--exit-zero", str(bad)]) == 0
 
 
 def test_no_path_checks_the_current_directory(

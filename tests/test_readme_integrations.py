@@ -85,6 +85,10 @@ def test_github_code_scanning_workflow(project: pathlib.Path) -> None:
     log = json.loads((project / upload["with"]["sarif_file"]).read_text())
     jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)
     assert log["runs"][0]["results"][0]["ruleId"] == "IDM002"
+    # A file that fails to parse must not skip the upload either.
+    (project / "broken.py").write_text(TASK.replace("def notify(order_id):", "def notify(:"))
+    completed = run(command, project)
+    assert completed.returncode == 0 and "E999" in completed.stderr
 
 
 def test_reviewdog_step(project: pathlib.Path) -> None:
