@@ -21,6 +21,7 @@ from click.testing import CliRunner
 
 from idemlint import __version__
 from idemlint.cli import cli, main
+from idemlint.report.meta import docs_url
 from idemlint.rules import RULES
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures"
@@ -34,6 +35,7 @@ FINDING_LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+):(?P<column>\d+): (?P<cod
 JSON_KEYS = {
     "path", "line", "column", "end_line", "end_column",
     "code", "rule", "message", "why", "fix", "task", "tasks", "related", "suggestion",
+    "level", "url", "fingerprint",
 }
 
 TASK_MODULE = """\
@@ -270,6 +272,9 @@ def test_json_is_an_array_with_exactly_the_documented_keys(idemlint: Idemlint) -
         assert set(finding) == JSON_KEYS
         assert isinstance(finding["line"], int) and isinstance(finding["column"], int)
         assert (finding["end_line"], finding["end_column"]) >= (finding["line"], finding["column"])
+        assert finding["level"] == "warning"
+        assert finding["url"] == docs_url(finding["code"])
+        assert re.fullmatch("[0-9a-f]{64}", finding["fingerprint"])
 
 
 def test_json_is_sorted_by_path_line_column_code(idemlint: Idemlint) -> None:
@@ -291,14 +296,24 @@ def test_json_of_a_clean_tree_is_an_empty_array(idemlint: Idemlint) -> None:
     assert json.loads(run.stdout) == []
 
 
-def test_json_reports_file_problems_on_stderr_so_stdout_stays_json(
+def test_json_reports_file_problems_as_errors_and_on_stderr(
     idemlint: Idemlint, tmp_path: pathlib.Path
 ) -> None:
     good = write_task(tmp_path)
     missing = tmp_path / "missing.py"
     run = idemlint("check", "--format", "json", good, missing)
     assert run.status == 2
-    assert [f["code"] for f in json.loads(run.stdout)] == ["IDM002"]
+    problem, finding = json.loads(run.stdout)  # sorted by path: missing.py, tasks.py
+    assert (finding["code"], finding["level"]) == ("IDM002", "warning")
+    assert set(problem) == JSON_KEYS
+    assert {key: problem[key] for key in ("path", "line", "column", "end_line", "end_column")} == {
+        "path": str(missing), "line": 1, "column": 1, "end_line": 1, "end_column": 1,
+    }
+    assert (problem["code"], problem["rule"], problem["level"]) == ("E902", "io-error", "error")
+    assert problem["message"] == "No such file or directory"
+    assert (problem["task"], problem["tasks"], problem["related"], problem["suggestion"]) == ("", [], [], None)
+    assert problem["url"].endswith("/README.md#limits") and problem["why"] and problem["fix"]
+    assert re.fullmatch("[0-9a-f]{64}", problem["fingerprint"])
     assert run.stderr.splitlines() == [f"{missing}:1:1: E902 No such file or directory"]
 
 
@@ -556,12 +571,15 @@ def test_python2_print_is_reported_on_its_line(idemlint: Idemlint, tmp_path: pat
     assert line.endswith(" E999 SyntaxError: invalid syntax")
 
 
-def test_json_format_reports_a_syntax_error_on_stderr(idemlint: Idemlint, tmp_path: pathlib.Path) -> None:
+def test_json_format_reports_a_syntax_error_as_an_error_and_on_stderr(
+    idemlint: Idemlint, tmp_path: pathlib.Path
+) -> None:
     good = write_task(tmp_path, name="good.py")
     bad = make_syntax_error(tmp_path)
     run = idemlint("check", "--format", "json", good, bad)
     assert run.status == 2
-    assert [f["path"] for f in json.loads(run.stdout)] == [str(good)]
+    entries = [(f["path"], f["line"], f["column"], f["code"], f["level"]) for f in json.loads(run.stdout)]
+    assert entries == [(str(bad), 5, 7, "E999", "error"), (str(good), 7, 5, "IDM002", "warning")]
     assert_reported_as_one_line(Run(run.status, "", run.stderr), bad, "E999")
 
 

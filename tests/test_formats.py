@@ -12,7 +12,9 @@ import jsonschema
 import pytest
 from conftest import RunCli
 
+from idemlint.codes import FILE_PROBLEM_CODES
 from idemlint.report.github import escape_data, escape_property
+from idemlint.report.meta import FILE_PROBLEMS, PROJECT_URL, code_info
 from idemlint.rules import RULES
 
 SARIF_SCHEMA = pathlib.Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
@@ -188,12 +190,15 @@ def test_sarif_reports_unanalysable_files_as_notifications(
 
 
 def _fingerprints(run_cli: RunCli) -> List[str]:
+    """SARIF's, GitLab's and the JSON format's fingerprints: the same ones."""
     sarif = sarif_of(run_cli, "tasks.py")["runs"][0]["results"]
     _, out, _ = run_cli("check", "--format", "gitlab", "tasks.py")
     gitlab = json.loads(out)
+    _, out, _ = run_cli("check", "--format", "json", "tasks.py")
+    findings = json.loads(out)
     assert [issue["fingerprint"] for issue in gitlab] == [
         result["partialFingerprints"]["idemlint/v2"] for result in sarif
-    ]
+    ] == [finding["fingerprint"] for finding in findings]
     return [issue["fingerprint"] for issue in gitlab]
 
 
@@ -208,6 +213,23 @@ def test_identical_findings_have_distinct_fingerprints(project: pathlib.Path, ru
     (project / "tasks.py").write_text(TWO_FINDINGS)
     first, second = _fingerprints(run_cli)
     assert first != second
+
+
+def test_json_fingerprints_do_not_depend_on_how_the_file_is_named(
+    project: pathlib.Path, run_cli: RunCli
+) -> None:
+    # Relative to the repository, as SARIF's: the path in the JSON stays as named.
+    named = [run_cli("check", "--format", "json", path)[1] for path in ("tasks.py", str(project / "tasks.py"))]
+    relative, absolute = (json.loads(out)[0] for out in named)
+    assert relative["path"] != absolute["path"]
+    assert relative["fingerprint"] == absolute["fingerprint"]
+
+
+def test_every_code_of_a_file_problem_is_described() -> None:
+    assert set(FILE_PROBLEMS) == FILE_PROBLEM_CODES
+    for code, info in FILE_PROBLEMS.items():
+        assert code_info(code) is info and info.level == "error"
+        assert info.help_url.startswith(PROJECT_URL + "/") and info.why and info.fix
 
 
 def test_rdjson_follows_reviewdogs_documented_fields(project: pathlib.Path, run_cli: RunCli) -> None:
