@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import re
 import subprocess
 from typing import Any, Dict, List
 
@@ -174,7 +175,7 @@ def test_sarif_paths_are_relative_to_the_git_top_level(
     assert uri == "shop/jobs/my%20tasks.py"
 
 
-def test_sarif_reports_unanalysable_files_as_notifications(
+def test_sarif_reports_unanalysable_files_as_error_results(
     project: pathlib.Path, run_cli: RunCli
 ) -> None:
     (project / "broken.py").write_text(BROKEN)
@@ -182,11 +183,33 @@ def test_sarif_reports_unanalysable_files_as_notifications(
     assert status == 2
     log = json.loads(out)
     jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text())).validate(log)
-    [invocation] = log["runs"][0]["invocations"]
-    assert invocation["executionSuccessful"] is False
-    [notification] = invocation["toolExecutionNotifications"]
-    assert notification["descriptor"] == {"id": "E999"}
+    run_ = log["runs"][0]
+    # Code scanning does not process a run that says it did not succeed.
+    assert run_["invocations"] == [{"executionSuccessful": True, "toolExecutionNotifications": []}]
+    rules = run_["tool"]["driver"]["rules"]
+    assert [rule["id"] for rule in rules] == [*(rule.code for rule in RULES), "E999"]
+    assert rules[-1]["name"] == "syntax-error"
+    assert rules[-1]["defaultConfiguration"] == {"level": "error"}
+    assert rules[-1]["helpUri"].endswith("/README.md#limits")
+    finding, problem = run_["results"]
+    assert (finding["ruleId"], finding["level"]) == ("IDM002", "warning")
+    assert problem["ruleId"] == "E999" and problem["ruleIndex"] == len(rules) - 1
+    assert problem["level"] == "error"
+    assert problem["message"]["text"].startswith("SyntaxError: ")
+    location = problem["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"] == {"uri": "broken.py", "uriBaseId": "%SRCROOT%"}
+    assert location["region"]["startLine"] == 4
+    assert re.fullmatch("[0-9a-f]{64}", problem["partialFingerprints"]["idemlint/v2"])
     assert "broken.py" in err and "E999" in err
+
+
+def test_sarif_of_a_file_that_fails_to_parse_exits_0_with_exit_zero(
+    project: pathlib.Path, run_cli: RunCli
+) -> None:
+    (project / "broken.py").write_text(BROKEN)
+    status, out, _ = run_cli("check", "--exit-zero", "--format", "sarif", ".")
+    assert status == 0
+    assert [r["ruleId"] for r in json.loads(out)["runs"][0]["results"]] == ["IDM002", "E999"]
 
 
 def _fingerprints(run_cli: RunCli) -> List[str]:

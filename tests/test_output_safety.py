@@ -161,10 +161,6 @@ def test_machine_formats_keep_paths_exact_and_valid(scene: pathlib.Path) -> None
     jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text())).validate(log)
     run_ = log["runs"][0]
     uris = [r["locations"][0]["physicalLocation"]["artifactLocation"] for r in run_["results"]]
-    uris += [
-        n["locations"][0]["physicalLocation"]["artifactLocation"]
-        for n in run_["invocations"][0]["toolExecutionNotifications"]
-    ]
     assert all(uri["uriBaseId"] == "%SRCROOT%" for uri in uris)
     # Percent-encoded bytes: the exact file names, even the one that is not UTF-8.
     assert sorted(os.fsdecode(unquote_to_bytes(uri["uri"])) for uri in uris) == names
@@ -343,8 +339,8 @@ def test_problem_files_outside_the_root_are_placed_the_same_way(
     broken.write_text(BROKEN)
     status, out, _ = run_cli("check", "--no-cache", "--format", "sarif", str(broken))
     assert status == 2
-    [notification] = json.loads(out)["runs"][0]["invocations"][0]["toolExecutionNotifications"]
-    artifact: Dict[str, str] = notification["locations"][0]["physicalLocation"]["artifactLocation"]
+    [problem] = json.loads(out)["runs"][0]["results"]
+    artifact: Dict[str, str] = problem["locations"][0]["physicalLocation"]["artifactLocation"]
     assert artifact == {"uri": broken.as_uri()}
     _, out, _ = run_cli("check", "--no-cache", "--format", "github", str(broken))
     assert out.startswith(f"::error title=E999::{broken}:4:")

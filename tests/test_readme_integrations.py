@@ -89,6 +89,9 @@ def test_github_code_scanning_workflow(project: pathlib.Path) -> None:
     (project / "broken.py").write_text(TASK.replace("def notify(order_id):", "def notify(:"))
     completed = run(command, project)
     assert completed.returncode == 0 and "E999" in completed.stderr
+    log = json.loads((project / upload["with"]["sarif_file"]).read_text())
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)
+    assert [r["ruleId"] for r in log["runs"][0]["results"]] == ["IDM002", "E999"]  # an alert too
 
 
 def test_reviewdog_step(project: pathlib.Path) -> None:
