@@ -270,6 +270,23 @@ def test_rdjson_follows_reviewdogs_documented_fields(project: pathlib.Path, run_
     assert "without an idempotency key" in message and "Idempotency-Key" in fix
 
 
+def test_rdjson_reports_a_file_that_fails_to_parse_as_an_error(
+    project: pathlib.Path, run_cli: RunCli
+) -> None:
+    (project / "broken.py").write_text(BROKEN)
+    status, out, err = run_cli("check", "--format", "rdjson", ".")
+    assert status == 2 and "E999" in err
+    document = json.loads(out)
+    jsonschema.validate(document, RDJSON_SCHEMA)
+    finding, problem = document["diagnostics"]
+    assert (finding["code"]["value"], finding["severity"]) == ("IDM002", "WARNING")
+    assert (problem["code"]["value"], problem["severity"]) == ("E999", "ERROR")
+    assert problem["code"]["url"].endswith("/README.md#limits")
+    assert problem["location"]["path"] == "broken.py"
+    assert problem["location"]["range"]["start"]["line"] == 4
+    assert problem["message"].startswith("SyntaxError: ") and "\n\nFix: " in problem["message"]
+
+
 def test_rdjson_columns_count_utf8_bytes(project: pathlib.Path, run_cli: RunCli) -> None:
     (project / "tasks.py").write_text(
         TASK.replace("    requests.post", "    é = 1; requests.post"), encoding="utf-8"
@@ -285,11 +302,15 @@ def test_gitlab_has_the_required_fields(project: pathlib.Path, run_cli: RunCli) 
     (project / "broken.py").write_text(BROKEN)
     status, out, err = run_cli("check", "--format", "gitlab", ".")
     assert status == 2
-    issues = json.loads(out)  # the broken file is on stderr, stdout stays valid
+    issues = json.loads(out)  # the broken file is on stderr too, stdout stays valid
     jsonschema.validate(issues, GITLAB_SCHEMA)
-    [issue] = issues
-    assert issue["check_name"] == "IDM002"
+    issue, problem = issues
+    assert (issue["check_name"], issue["severity"]) == ("IDM002", "major")
     assert issue["location"] == {"path": "tasks.py", "lines": {"begin": 6, "end": 6}}
+    assert (problem["check_name"], problem["severity"]) == ("E999", "critical")
+    assert problem["description"].startswith("E999 SyntaxError: ")
+    assert problem["location"] == {"path": "broken.py", "lines": {"begin": 4, "end": 4}}
+    assert len({issue["fingerprint"], problem["fingerprint"]}) == 2
     assert "E999" in err
 
 

@@ -26,8 +26,8 @@ _FORMATTERS: Dict[str, Tuple[str, str]] = {
 }
 FORMATS: Tuple[str, ...] = tuple(sorted(_FORMATTERS))
 
-# Formats whose stdout is machine-read: file problems go to stderr as well
-# (JSON and SARIF also hold them, as error-level entries and results).
+# Formats whose stdout is machine-read: each holds the files that could not
+# be analysed as error-level items, and their lines go to stderr as well.
 STRUCTURED_FORMATS = frozenset({"json", "sarif", "rdjson", "gitlab"})
 
 
