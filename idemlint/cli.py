@@ -145,8 +145,8 @@ def cli() -> None:
     default="text",
     show_default=True,
     help="text: one line per finding; review: review comments; json: every field; "
-    "sarif: GitHub code scanning; github: Actions annotations; rdjson: reviewdog; "
-    "gitlab: GitLab Code Quality.",
+    "json-lines: the json objects, one a line; sarif: GitHub code scanning; "
+    "github: Actions annotations; rdjson: reviewdog; gitlab: GitLab Code Quality.",
 )
 @click.option(
     "--output-file",
@@ -157,7 +157,7 @@ def cli() -> None:
     "--statistics",
     is_flag=True,
     help="After the report, count the findings of each code, and the calls "
-    "not followed for a budget (on stderr for json, sarif, rdjson and gitlab).",
+    "not followed for a budget (on stderr for the machine-read formats).",
 )
 @click.option(
     "--diff",

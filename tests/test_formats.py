@@ -248,6 +248,24 @@ def test_json_fingerprints_do_not_depend_on_how_the_file_is_named(
     assert relative["fingerprint"] == absolute["fingerprint"]
 
 
+def test_json_lines_holds_the_json_objects_one_a_line(project: pathlib.Path, run_cli: RunCli) -> None:
+    (project / "tasks.py").write_text(TWO_FINDINGS)
+    (project / "broken.py").write_text(BROKEN)
+    status, out, err = run_cli("check", "--format", "json-lines", ".")
+    assert status == 2 and "E999" in err
+    lines = out.splitlines(keepends=True)
+    assert all(line.endswith("}\n") and line.count("\n") == 1 for line in lines)
+    objects = [json.loads(line) for line in lines]
+    _, array, _ = run_cli("check", "--format", "json", ".")
+    assert objects == json.loads(array)
+    assert [(o["code"], o["line"]) for o in objects] == [("E999", 4), ("IDM002", 6), ("IDM002", 7)]
+
+
+def test_json_lines_of_a_clean_run_is_empty(project: pathlib.Path, run_cli: RunCli) -> None:
+    (project / "tasks.py").write_text("print('nothing to see')\n")
+    assert run_cli("check", "--format", "json-lines", ".") == (0, "", "")
+
+
 def test_every_code_of_a_file_problem_is_described() -> None:
     assert set(FILE_PROBLEMS) == FILE_PROBLEM_CODES
     for code, info in FILE_PROBLEMS.items():

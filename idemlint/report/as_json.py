@@ -1,4 +1,4 @@
-"""A JSON array of findings.
+"""The JSON formats: ``json``, an array, and ``json-lines``, one object a line.
 
 Each object is a finding, every field of :class:`idemlint.Finding`, with
 the rule's documentation (``url``), the identity SARIF and GitLab give it
@@ -23,6 +23,12 @@ Record = Dict[str, object]
 
 def render_json(result: LintResult) -> str:
     return json.dumps(records(result), indent=2) + "\n"
+
+
+def render_json_lines(result: LintResult) -> str:
+    """The same objects as :func:`render_json`, each on a line of its own
+    (JSON escapes line breaks inside strings): nothing for a clean run."""
+    return "".join(json.dumps(record) + "\n" for record in records(result))
 
 
 def records(result: LintResult) -> List[Record]:
