@@ -146,7 +146,8 @@ def cli() -> None:
     show_default=True,
     help="text: one line per finding; review: review comments; json: every field; "
     "json-lines: the json objects, one a line; sarif: GitHub code scanning; "
-    "github: Actions annotations; rdjson: reviewdog; gitlab: GitLab Code Quality.",
+    "github: Actions annotations; rdjson: reviewdog; gitlab: GitLab Code Quality; "
+    "junit: JUnit XML, a test case per finding.",
 )
 @click.option(
     "--output-file",

@@ -7,10 +7,12 @@ import json
 import pathlib
 import re
 import subprocess
+import xml.etree.ElementTree as ET
 from typing import Any, Dict, List
 
 import jsonschema
 import pytest
+import xmlschema
 from conftest import RunCli
 
 from idemlint.codes import FILE_PROBLEM_CODES
@@ -19,6 +21,7 @@ from idemlint.report.meta import FILE_PROBLEMS, PROJECT_URL, code_info
 from idemlint.rules import RULES
 
 SARIF_SCHEMA = pathlib.Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
+JUNIT_SCHEMA = pathlib.Path(__file__).parent / "data" / "junit.xsd"
 
 TASK = """\
 import requests
@@ -330,6 +333,70 @@ def test_gitlab_has_the_required_fields(project: pathlib.Path, run_cli: RunCli) 
     assert problem["location"] == {"path": "broken.py", "lines": {"begin": 4, "end": 4}}
     assert len({issue["fingerprint"], problem["fingerprint"]}) == 2
     assert "E999" in err
+
+
+def junit_of(run_cli: RunCli, *paths: str) -> ET.Element:
+    """The report, validated against the common (Jenkins) JUnit schema."""
+    status, out, _ = run_cli("check", "--format", "junit", *paths)
+    assert out.startswith('<?xml version="1.0" encoding="UTF-8"?>\n') and out.isascii()
+    xmlschema.XMLSchema(str(JUNIT_SCHEMA)).validate(out)
+    return ET.fromstring(out)
+
+
+def test_junit_is_one_suite_with_a_test_case_per_finding_and_per_problem(
+    project: pathlib.Path, run_cli: RunCli
+) -> None:
+    (project / "tasks.py").write_text(TWO_FINDINGS)
+    (project / "broken.py").write_text(BROKEN)
+    root = junit_of(run_cli, ".")
+    [suite] = root
+    counts = {"tests": "3", "failures": "2", "errors": "1"}
+    assert root.attrib == {"name": "idemlint", **counts}
+    assert suite.attrib == {"name": "idemlint", **counts, "skipped": "0"}
+    problem, first, second = suite
+    assert problem.attrib == {"name": "broken.py: E999 syntax-error: def oops(:", "classname": "broken"}
+    [error] = problem
+    assert error.tag == "error" and error.get("type") == "E999"
+    assert error.get("message", "").startswith("SyntaxError: ")
+    assert first.get("classname") == second.get("classname") == "tasks"
+    # Named by what they are, not by their lines: the same source twice is numbered.
+    post = "requests.post('https://partner.example/orders', json={'id': order_id})"
+    assert first.get("name") == f"tasks.py: IDM002 missing-idempotency-key: {post}"
+    assert second.get("name") == f"tasks.py: IDM002 missing-idempotency-key: {post} (2)"
+    [failure] = first
+    assert failure.tag == "failure" and failure.get("type") == "IDM002"
+    assert failure.get("message", "").startswith("`requests.post()` in task `notify`")
+    text = failure.text or ""
+    assert text.startswith("./tasks.py:6:5: IDM002 `requests.post()`")
+    assert "\nWhy: " in text and "\nFix: " in text and text.endswith("/docs/rules/IDM002.md")
+
+
+def test_junit_test_case_names_survive_a_line_moving_above(
+    project: pathlib.Path, run_cli: RunCli
+) -> None:
+    def names() -> List[str]:
+        return [case.get("name", "") for case in junit_of(run_cli, "tasks.py")[0]]
+
+    before = names()
+    (project / "tasks.py").write_text("\n" + TASK)
+    assert names() == before and len(before) == 1
+
+
+def test_junit_of_a_clean_run_has_one_passing_test_case(project: pathlib.Path, run_cli: RunCli) -> None:
+    (project / "tasks.py").write_text("print('nothing to see')\n")
+    root = junit_of(run_cli, ".")
+    assert root.attrib == {"name": "idemlint", "tests": "1", "failures": "0", "errors": "0"}
+    [[case]] = root
+    assert case.attrib == {"name": "no findings", "classname": "idemlint"} and list(case) == []
+
+
+def test_junit_exits_as_the_other_formats_do(project: pathlib.Path, run_cli: RunCli) -> None:
+    (project / "broken.py").write_text(BROKEN)
+    assert run_cli("check", "--format", "junit", ".")[0] == 2
+    assert run_cli("check", "--format", "junit", "--exit-zero", ".")[0] == 0
+    status, out, err = run_cli("check", "--format", "junit", "--statistics", "tasks.py")
+    assert status == 1 and err == "1  IDM002  missing-idempotency-key\n"  # stdout stays XML
+    ET.fromstring(out)
 
 
 @pytest.mark.parametrize(

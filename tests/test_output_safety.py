@@ -18,6 +18,7 @@ import pathlib
 import re
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING, Any, Dict, List, Tuple
 from urllib.parse import unquote_to_bytes
 
@@ -69,9 +70,13 @@ EXACT_FORMATS = {"json", "json-lines"}
 
 
 def parsed(output_format: str, report: str) -> Any:
-    """A machine-read report as data (which also checks that it parses)."""
+    """A machine-read report as data (which also checks that it parses);
+    JUnit's, as the list of its attribute values and texts."""
     if output_format == "json-lines":
         return [json.loads(line) for line in report.splitlines()]
+    if output_format == "junit":
+        root = ET.fromstring(report)
+        return [text for element in root.iter() for text in (*element.attrib.values(), element.text or "")]
     return json.loads(report)
 
 
@@ -116,7 +121,7 @@ def test_no_format_lets_a_control_character_through(scene: pathlib.Path, output_
     assert_inert(out)
     assert_inert(err)
     if output_format in STRUCTURED_FORMATS:
-        assert out.isascii()  # JSON escapes, nothing raw for a terminal to obey
+        assert out.isascii()  # JSON's or XML's escapes, nothing raw for a terminal to obey
         parsed(output_format, out)
 
 
@@ -398,7 +403,7 @@ def test_every_field_a_format_prints_is_escaped(
     report = formatter(output_format)(forged_result(tmp_path / "tasks.py"))
     assert_inert(report)
     if output_format in STRUCTURED_FORMATS - EXACT_FORMATS:
-        # What code scanning, GitLab and reviewdog show people is escaped too;
+        # What code scanning, GitLab, reviewdog and test reports show people is escaped too;
         # only the JSON formats hand programs the values as they are.
         assert_inert(" ".join(strings_in(parsed(output_format, report))))
     if output_format == "text":

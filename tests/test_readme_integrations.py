@@ -117,6 +117,25 @@ def test_gitlab_code_quality_job(project: pathlib.Path) -> None:
     assert issue["location"]["path"] == "tasks.py"
 
 
+def test_gitlab_junit_job(project: pathlib.Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    import xmlschema
+
+    pipeline = yaml.safe_load(snippet("gitlab-junit"))
+    job = pipeline["idemlint-tests"]
+    assert job["artifacts"]["when"] == "always"  # the job fails on findings
+    report = job["artifacts"]["reports"]["junit"]
+    [line] = [line for line in job["script"] if line.startswith("idemlint ")]
+    completed = run(idemlint_command(line), project)
+    assert completed.returncode == 1, completed.stderr
+    text = (project / report).read_text()
+    xmlschema.XMLSchema(str(ROOT / "tests" / "data" / "junit.xsd")).validate(text)
+    [[case]] = ET.fromstring(text)
+    assert case.get("name", "").startswith("tasks.py: IDM002 missing-idempotency-key: ")
+    assert [child.tag for child in case] == ["failure"]
+
+
 def test_pre_commit_configuration() -> None:
     config = yaml.safe_load(snippet("pre-commit"))
     [repo] = config["repos"]

@@ -24,12 +24,13 @@ _FORMATTERS: Dict[str, Tuple[str, str]] = {
     "github": ("github", "render_github"),
     "rdjson": ("rdjson", "render_rdjson"),
     "gitlab": ("gitlab", "render_gitlab"),
+    "junit": ("junit", "render_junit"),
 }
 FORMATS: Tuple[str, ...] = tuple(sorted(_FORMATTERS))
 
 # Formats whose stdout is machine-read: each holds the files that could not
 # be analysed as error-level items, and their lines go to stderr as well.
-STRUCTURED_FORMATS = frozenset({"json", "json-lines", "sarif", "rdjson", "gitlab"})
+STRUCTURED_FORMATS = frozenset({"json", "json-lines", "sarif", "rdjson", "gitlab", "junit"})
 
 
 def formatter(name: str) -> Formatter:
