@@ -509,13 +509,22 @@ def tasks(
 
 
 @cli.command("rules")
-def list_rules() -> int:
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(("text", "json")),
+    default="text",
+    show_default=True,
+    help="text: one line per rule; json: an array of objects (code, name, summary, "
+    "url, fix_availability).",
+)
+def list_rules(output_format: str) -> int:
     """List every rule."""
+    from idemlint.report.rule_list import render_rules_json, render_rules_text
     from idemlint.rules import RULES
 
-    width = max(len(rule.name) for rule in RULES)
-    for rule in RULES:
-        click.echo(f"{rule.code}  {rule.name:<{width}}  {rule.summary}")
+    render = render_rules_json if output_format == "json" else render_rules_text
+    click.echo(render(RULES), nl=False)
     return EXIT_CLEAN
 
 

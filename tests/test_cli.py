@@ -358,6 +358,24 @@ def test_rules_lists_every_rule(idemlint: Idemlint) -> None:
     assert "missing-idempotency-key" in run.stdout
 
 
+def test_rules_json_lists_every_rule_as_data(idemlint: Idemlint) -> None:
+    run = idemlint("rules", "--format", "json")
+    assert run.status == 0 and run.stderr == ""
+    rules = json.loads(run.stdout)
+    assert [rule["code"] for rule in rules] == [rule.code for rule in RULES]
+    for listed, rule in zip(rules, RULES):
+        assert listed == {
+            "code": rule.code,
+            "name": rule.name,
+            "summary": rule.summary,
+            "url": docs_url(rule.code),
+            "fix_availability": rule.fix_availability or None,
+        }
+    assert any(r["fix_availability"] for r in rules) and any(r["fix_availability"] is None for r in rules)
+    text = idemlint("rules").lines()
+    assert [line.split()[:2] for line in text] == [[r["code"], r["name"]] for r in rules]
+
+
 def test_explain_prints_the_rule_page(idemlint: Idemlint) -> None:
     run = idemlint("explain", "IDM002")
     assert run.status == 0
