@@ -226,14 +226,15 @@ def run_idemlint(
     completed = subprocess.run(
         command, cwd=os.path.dirname(package_dir), capture_output=True, text=True, check=False
     )
-    # --exit-zero covers findings; status 2 still means files it could not
-    # parse (reported on stderr), with the other files checked.
-    if completed.returncode not in (0, 2):
+    # --exit-zero covers findings and files it could not parse (reported on
+    # stderr, and in the JSON at "error" level); anything else is a failure.
+    if completed.returncode != 0:
         raise SystemExit(f"idemlint failed on {application.label}:\n{completed.stderr}")
     try:
-        findings = json.loads(completed.stdout or "[]")
+        entries = json.loads(completed.stdout or "[]")
     except json.JSONDecodeError as error:
         raise SystemExit(f"idemlint printed invalid JSON for {application.label}: {error}") from None
+    findings = [entry for entry in entries if entry.get("level", "warning") == "warning"]
     problems = [line for line in completed.stderr.splitlines() if line.strip()]
     return findings, problems
 

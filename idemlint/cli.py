@@ -3,7 +3,12 @@
 
 Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal
 error, or a file that could not be read or parsed (the others are still
-analysed and reported), 130 interrupted (Ctrl-C).
+analysed and reported), 130 interrupted (Ctrl-C).  ``check --exit-zero``
+exits 0 whatever the report holds (findings, files that could not be
+analysed), as ruff's does; what stops the run before a complete report is
+written (a usage or configuration error, an unreadable baseline, a bad
+``--diff`` revision, an unwritable ``--output-file``, an internal error
+outside any one file) still exits 2, and Ctrl-C 130.
 """
 
 from __future__ import annotations
@@ -140,8 +145,9 @@ def cli() -> None:
     default="text",
     show_default=True,
     help="text: one line per finding; review: review comments; json: every field; "
-    "sarif: GitHub code scanning; github: Actions annotations; rdjson: reviewdog; "
-    "gitlab: GitLab Code Quality.",
+    "json-lines: the json objects, one a line; sarif: GitHub code scanning; "
+    "github: Actions annotations; rdjson: reviewdog; gitlab: GitLab Code Quality; "
+    "junit: JUnit XML, a test case per finding.",
 )
 @click.option(
     "--output-file",
@@ -152,7 +158,7 @@ def cli() -> None:
     "--statistics",
     is_flag=True,
     help="After the report, count the findings of each code, and the calls "
-    "not followed for a budget (on stderr for json, sarif, rdjson and gitlab).",
+    "not followed for a budget (on stderr for the machine-read formats).",
 )
 @click.option(
     "--diff",
@@ -233,7 +239,12 @@ def cli() -> None:
     is_flag=True,
     help="With --fix, exit 1 when something was fixed, even if nothing is left.",
 )
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option(
+    "--exit-zero",
+    is_flag=True,
+    help="Exit 0 whatever the report holds: findings, and files that could not be "
+    "analysed (usage and configuration errors still exit 2).",
+)
 def check(
     paths: Sequence[str],
     output_format: str,
@@ -265,6 +276,8 @@ def check(
         raise click.UsageError("--baseline and --write-baseline cannot be used together")
     if fix and fix_diff:
         raise click.UsageError("--fix and --fix-diff cannot be used together")
+    if exit_zero and exit_non_zero_on_fix:
+        raise click.UsageError("--exit-zero and --exit-non-zero-on-fix cannot be used together")
     if fix and diff_revision == "-":
         # The lines a diff on stdin names move as fixes are made, and it cannot be read again.
         raise click.UsageError("--fix cannot be used with --diff - (name a revision instead)")
@@ -302,9 +315,9 @@ def check(
 
     result = analyse()
     if write_baseline_path:
-        return _write_baseline(write_baseline_path, result)
+        return _write_baseline(write_baseline_path, result, exit_zero)
     if fix_diff:
-        return _print_fix_diff(result, unsafe_fixes)
+        return _print_fix_diff(result, unsafe_fixes, exit_zero)
     fixed = 0
     if fix:
         result, fixed = _apply_fixes(result, unsafe_fixes, analyse)
@@ -319,9 +332,11 @@ def check(
         )
     # Exit through the context: in click's standalone mode (``cli()``, CliRunner)
     # a command's return value is discarded and the process would exit 0.
+    if exit_zero:
+        return EXIT_CLEAN
     if result.problems:
         click.get_current_context().exit(EXIT_ERROR)
-    if (result.findings or (fixed and exit_non_zero_on_fix)) and not exit_zero:
+    if result.findings or (fixed and exit_non_zero_on_fix):
         click.get_current_context().exit(EXIT_FINDINGS)
     return EXIT_CLEAN
 
@@ -364,8 +379,9 @@ def _apply_fixes(result: LintResult, unsafe: bool, analyse: Callable[[], LintRes
     return result, fixed
 
 
-def _print_fix_diff(result: LintResult, unsafe: bool) -> int:
-    """``--fix-diff``: what --fix would change, as a unified diff; exit 1 when it would change something."""
+def _print_fix_diff(result: LintResult, unsafe: bool, exit_zero: bool) -> int:
+    """``--fix-diff``: what --fix would change, as a unified diff; exit 1 when
+    it would change something (0 with ``--exit-zero``, as ruff's ``--diff``)."""
     would = 0
     for path, fixes in sorted(_fixable(result, unsafe, set()).items()):
         planned = plan(path, fixes)
@@ -375,7 +391,7 @@ def _print_fix_diff(result: LintResult, unsafe: bool) -> int:
         would += planned.applied
         click.echo(unified_diff(path, planned.before, planned.after), nl=False)
     click.echo(f"Would fix {would} finding{'s' if would != 1 else ''}.", err=True)
-    if would:
+    if would and not exit_zero:
         click.get_current_context().exit(EXIT_FINDINGS)
     return EXIT_CLEAN
 
@@ -397,7 +413,7 @@ def _sorted_findings(result: LintResult, extra: Tuple[Finding, ...]) -> Tuple[Fi
     )
 
 
-def _write_baseline(path: str, result: LintResult) -> int:
+def _write_baseline(path: str, result: LintResult, exit_zero: bool) -> int:
     from idemlint.baseline import write_baseline
 
     for problem in result.problems:
@@ -410,7 +426,7 @@ def _write_baseline(path: str, result: LintResult) -> int:
         f"idemlint: recorded {count} finding{'s' if count != 1 else ''} in {path}", err=True
     )
     # A file that could not be analysed is missing from the baseline: say so.
-    if result.problems:
+    if result.problems and not exit_zero:
         click.get_current_context().exit(EXIT_ERROR)
     return EXIT_CLEAN
 
@@ -493,13 +509,22 @@ def tasks(
 
 
 @cli.command("rules")
-def list_rules() -> int:
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(("text", "json")),
+    default="text",
+    show_default=True,
+    help="text: one line per rule; json: an array of objects (code, name, summary, "
+    "url, fix_availability).",
+)
+def list_rules(output_format: str) -> int:
     """List every rule."""
+    from idemlint.report.rule_list import render_rules_json, render_rules_text
     from idemlint.rules import RULES
 
-    width = max(len(rule.name) for rule in RULES)
-    for rule in RULES:
-        click.echo(f"{rule.code}  {rule.name:<{width}}  {rule.summary}")
+    render = render_rules_json if output_format == "json" else render_rules_text
+    click.echo(render(RULES), nl=False)
     return EXIT_CLEAN
 
 

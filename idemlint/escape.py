@@ -51,6 +51,16 @@ def visible(text: str) -> str:
     return _UNSAFE.sub(_escape, text)
 
 
+# What XML 1.0 cannot hold even as a character reference, beyond what
+# visible() escapes: the noncharacters U+FFFE and U+FFFF.
+_NOT_XML = re.compile("[\ufffe\uffff]")
+
+
+def xml_text(text: str) -> str:
+    """:func:`visible` text that is also a valid XML 1.0 string."""
+    return _NOT_XML.sub(_escape, visible(text))
+
+
 def valid_unicode(text: str) -> str:
     """``text`` with each lone surrogate (an undecodable file-name byte)
     replaced by U+FFFD, so that it can be written as UTF-8 or strict JSON."""

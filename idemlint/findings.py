@@ -160,3 +160,12 @@ class FileProblem:
     column: int
     code: str
     message: str
+
+    # A problem is a place, not a range: it ends where it starts.
+    @property
+    def end_line(self) -> int:
+        return self.line
+
+    @property
+    def end_column(self) -> int:
+        return self.column

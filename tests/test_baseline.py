@@ -43,6 +43,16 @@ def test_write_baseline_records_and_exits_zero(project: pathlib.Path, run_cli: R
     assert "line" not in entry and "task" not in entry
 
 
+def test_write_baseline_exits_2_when_a_file_could_not_be_analysed_unless_exit_zero(
+    project: pathlib.Path, run_cli: RunCli
+) -> None:
+    (project / "src" / "broken.py").write_text("from celery import shared_task\n\n@shared_task\ndef oops(:\n")
+    status, _, err = run_cli("check", "--write-baseline", "baseline.json", "src")
+    assert status == 2 and "E999" in err and "recorded 1 finding" in err
+    status, _, err = run_cli("check", "--exit-zero", "--write-baseline", "baseline.json", "src")
+    assert status == 0 and "E999" in err and "recorded 1 finding" in err
+
+
 def test_baseline_hides_old_findings_across_line_moves_and_reports_new_ones(
     project: pathlib.Path, run_cli: RunCli
 ) -> None:

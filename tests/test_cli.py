@@ -21,6 +21,7 @@ from click.testing import CliRunner
 
 from idemlint import __version__
 from idemlint.cli import cli, main
+from idemlint.report.meta import docs_url
 from idemlint.rules import RULES
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures"
@@ -34,6 +35,7 @@ FINDING_LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+):(?P<column>\d+): (?P<cod
 JSON_KEYS = {
     "path", "line", "column", "end_line", "end_column",
     "code", "rule", "message", "why", "fix", "task", "tasks", "related", "suggestion",
+    "level", "url", "fingerprint",
 }
 
 TASK_MODULE = """\
@@ -159,9 +161,47 @@ def test_exit_zero_exits_0_with_findings_and_still_prints_them(idemlint: Idemlin
     assert run.codes() and set(run.codes()) == {"IDM002"}
 
 
-def test_exit_zero_still_exits_2_on_a_file_problem(idemlint: Idemlint, tmp_path: pathlib.Path) -> None:
-    run = idemlint("check", "--exit-zero", tmp_path / "missing.py")
+def test_exit_zero_exits_0_when_a_file_fails_to_parse_and_still_reports_it(
+    idemlint: Idemlint, tmp_path: pathlib.Path
+) -> None:
+    good = write_task(tmp_path, name="good.py")
+    bad = make_syntax_error(tmp_path)
+    run = idemlint("check", "--exit-zero", good, bad, tmp_path / "missing.py")
+    assert run.status == 0
+    assert run.codes() == ["E999", "IDM002", "E902"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--select", "FOO"],
+        ["--no-such-option"],
+        ["--config", "{tmp}/pyproject.toml"],
+        ["--baseline", "{tmp}/no-baseline.json"],
+        ["--exit-non-zero-on-fix"],
+    ],
+    ids=["bad-select", "unknown-option", "bad-config", "missing-baseline", "exit-non-zero-on-fix"],
+)
+def test_exit_zero_still_exits_2_on_usage_and_configuration_errors(
+    idemlint: Idemlint, tmp_path: pathlib.Path, argv: List[str]
+) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.idemlint]\nno-such-key = 1\n")
+    make_syntax_error(tmp_path)
+    run = idemlint("check", "--exit-zero", *(a.format(tmp=tmp_path) for a in argv), tmp_path)
     assert run.status == 2
+    assert "Traceback" not in run.output and run.stdout == ""
+
+
+def test_exit_zero_means_what_ruffs_does_on_a_syntax_error(tmp_path: pathlib.Path) -> None:
+    ruff = pytest.importorskip("ruff")
+    bad = make_syntax_error(tmp_path)
+    binary = ruff.find_ruff_bin()  # type: ignore[attr-defined]
+    ruffs = subprocess.run(
+        [binary, "check", "--no-cache", "--isolated", "--exit-zero", str(bad)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert ruffs.returncode == 0 and "invalid-syntax" in ruffs.stdout + ruffs.stderr
+    assert main(["check", "--no-cache", "--exit-zero", str(bad)]) == 0
 
 
 def test_no_path_checks_the_current_directory(
@@ -232,6 +272,9 @@ def test_json_is_an_array_with_exactly_the_documented_keys(idemlint: Idemlint) -
         assert set(finding) == JSON_KEYS
         assert isinstance(finding["line"], int) and isinstance(finding["column"], int)
         assert (finding["end_line"], finding["end_column"]) >= (finding["line"], finding["column"])
+        assert finding["level"] == "warning"
+        assert finding["url"] == docs_url(finding["code"])
+        assert re.fullmatch("[0-9a-f]{64}", finding["fingerprint"])
 
 
 def test_json_is_sorted_by_path_line_column_code(idemlint: Idemlint) -> None:
@@ -253,14 +296,24 @@ def test_json_of_a_clean_tree_is_an_empty_array(idemlint: Idemlint) -> None:
     assert json.loads(run.stdout) == []
 
 
-def test_json_reports_file_problems_on_stderr_so_stdout_stays_json(
+def test_json_reports_file_problems_as_errors_and_on_stderr(
     idemlint: Idemlint, tmp_path: pathlib.Path
 ) -> None:
     good = write_task(tmp_path)
     missing = tmp_path / "missing.py"
     run = idemlint("check", "--format", "json", good, missing)
     assert run.status == 2
-    assert [f["code"] for f in json.loads(run.stdout)] == ["IDM002"]
+    problem, finding = json.loads(run.stdout)  # sorted by path: missing.py, tasks.py
+    assert (finding["code"], finding["level"]) == ("IDM002", "warning")
+    assert set(problem) == JSON_KEYS
+    assert {key: problem[key] for key in ("path", "line", "column", "end_line", "end_column")} == {
+        "path": str(missing), "line": 1, "column": 1, "end_line": 1, "end_column": 1,
+    }
+    assert (problem["code"], problem["rule"], problem["level"]) == ("E902", "io-error", "error")
+    assert problem["message"] == "No such file or directory"
+    assert (problem["task"], problem["tasks"], problem["related"], problem["suggestion"]) == ("", [], [], None)
+    assert problem["url"].endswith("/README.md#limits") and problem["why"] and problem["fix"]
+    assert re.fullmatch("[0-9a-f]{64}", problem["fingerprint"])
     assert run.stderr.splitlines() == [f"{missing}:1:1: E902 No such file or directory"]
 
 
@@ -303,6 +356,24 @@ def test_rules_lists_every_rule(idemlint: Idemlint) -> None:
     listed = [line.split()[0] for line in run.lines()]
     assert listed == [rule.code for rule in RULES]
     assert "missing-idempotency-key" in run.stdout
+
+
+def test_rules_json_lists_every_rule_as_data(idemlint: Idemlint) -> None:
+    run = idemlint("rules", "--format", "json")
+    assert run.status == 0 and run.stderr == ""
+    rules = json.loads(run.stdout)
+    assert [rule["code"] for rule in rules] == [rule.code for rule in RULES]
+    for listed, rule in zip(rules, RULES):
+        assert listed == {
+            "code": rule.code,
+            "name": rule.name,
+            "summary": rule.summary,
+            "url": docs_url(rule.code),
+            "fix_availability": rule.fix_availability or None,
+        }
+    assert any(r["fix_availability"] for r in rules) and any(r["fix_availability"] is None for r in rules)
+    text = idemlint("rules").lines()
+    assert [line.split()[:2] for line in text] == [[r["code"], r["name"]] for r in rules]
 
 
 def test_explain_prints_the_rule_page(idemlint: Idemlint) -> None:
@@ -518,12 +589,15 @@ def test_python2_print_is_reported_on_its_line(idemlint: Idemlint, tmp_path: pat
     assert line.endswith(" E999 SyntaxError: invalid syntax")
 
 
-def test_json_format_reports_a_syntax_error_on_stderr(idemlint: Idemlint, tmp_path: pathlib.Path) -> None:
+def test_json_format_reports_a_syntax_error_as_an_error_and_on_stderr(
+    idemlint: Idemlint, tmp_path: pathlib.Path
+) -> None:
     good = write_task(tmp_path, name="good.py")
     bad = make_syntax_error(tmp_path)
     run = idemlint("check", "--format", "json", good, bad)
     assert run.status == 2
-    assert [f["path"] for f in json.loads(run.stdout)] == [str(good)]
+    entries = [(f["path"], f["line"], f["column"], f["code"], f["level"]) for f in json.loads(run.stdout)]
+    assert entries == [(str(bad), 5, 7, "E999", "error"), (str(good), 7, 5, "IDM002", "warning")]
     assert_reported_as_one_line(Run(run.status, "", run.stderr), bad, "E999")
 
 

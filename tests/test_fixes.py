@@ -147,6 +147,13 @@ def test_fix_diff_prints_the_change_and_writes_nothing(tmp_path: pathlib.Path) -
     assert path.read_text("utf-8") == HEAD + "    print(order_id)  # noqa: IDM002\n"
 
 
+def test_fix_diff_exits_0_with_exit_zero_as_ruffs_diff_does(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "tasks.py").write_text(HEAD + "    print(order_id)  # noqa: IDM002\n", "utf-8")
+    argv = ("check", "--no-cache", "--show-unused-noqa", "--fix-diff", "--exit-zero", "tasks.py")
+    status, out, err = idemlint(tmp_path, *argv)
+    assert status == 0 and out.startswith("--- a/tasks.py") and err == "Would fix 1 finding.\n"
+
+
 def test_exit_non_zero_on_fix(tmp_path: pathlib.Path) -> None:
     (tmp_path / "tasks.py").write_text(HEAD + "    print(order_id)  # noqa: IDM002\n", "utf-8")
     argv = ("check", "--no-cache", "--show-unused-noqa", "--fix", "--exit-non-zero-on-fix", "tasks.py")

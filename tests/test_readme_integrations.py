@@ -85,6 +85,13 @@ def test_github_code_scanning_workflow(project: pathlib.Path) -> None:
     log = json.loads((project / upload["with"]["sarif_file"]).read_text())
     jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)
     assert log["runs"][0]["results"][0]["ruleId"] == "IDM002"
+    # A file that fails to parse must not skip the upload either.
+    (project / "broken.py").write_text(TASK.replace("def notify(order_id):", "def notify(:"))
+    completed = run(command, project)
+    assert completed.returncode == 0 and "E999" in completed.stderr
+    log = json.loads((project / upload["with"]["sarif_file"]).read_text())
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)
+    assert [r["ruleId"] for r in log["runs"][0]["results"]] == ["IDM002", "E999"]  # an alert too
 
 
 def test_reviewdog_step(project: pathlib.Path) -> None:
@@ -108,6 +115,25 @@ def test_gitlab_code_quality_job(project: pathlib.Path) -> None:
     [issue] = json.loads((project / report).read_text())
     assert {"description", "check_name", "fingerprint", "severity", "location"} <= issue.keys()
     assert issue["location"]["path"] == "tasks.py"
+
+
+def test_gitlab_junit_job(project: pathlib.Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    import xmlschema
+
+    pipeline = yaml.safe_load(snippet("gitlab-junit"))
+    job = pipeline["idemlint-tests"]
+    assert job["artifacts"]["when"] == "always"  # the job fails on findings
+    report = job["artifacts"]["reports"]["junit"]
+    [line] = [line for line in job["script"] if line.startswith("idemlint ")]
+    completed = run(idemlint_command(line), project)
+    assert completed.returncode == 1, completed.stderr
+    text = (project / report).read_text()
+    xmlschema.XMLSchema(str(ROOT / "tests" / "data" / "junit.xsd")).validate(text)
+    [[case]] = ET.fromstring(text)
+    assert case.get("name", "").startswith("tasks.py: IDM002 missing-idempotency-key: ")
+    assert [child.tag for child in case] == ["failure"]
 
 
 def test_pre_commit_configuration() -> None:

@@ -18,17 +18,19 @@ Formatter = Callable[["LintResult"], str]
 _FORMATTERS: Dict[str, Tuple[str, str]] = {
     "text": ("text", "render_text"),
     "json": ("as_json", "render_json"),
+    "json-lines": ("as_json", "render_json_lines"),
     "review": ("review", "render_review"),
     "sarif": ("sarif", "render_sarif"),
     "github": ("github", "render_github"),
     "rdjson": ("rdjson", "render_rdjson"),
     "gitlab": ("gitlab", "render_gitlab"),
+    "junit": ("junit", "render_junit"),
 }
 FORMATS: Tuple[str, ...] = tuple(sorted(_FORMATTERS))
 
-# Formats whose stdout is machine-read: file problems go to stderr instead
-# (SARIF also lists them as tool execution notifications).
-STRUCTURED_FORMATS = frozenset({"json", "sarif", "rdjson", "gitlab"})
+# Formats whose stdout is machine-read: each holds the files that could not
+# be analysed as error-level items, and their lines go to stderr as well.
+STRUCTURED_FORMATS = frozenset({"json", "json-lines", "sarif", "rdjson", "gitlab", "junit"})
 
 
 def formatter(name: str) -> Formatter:

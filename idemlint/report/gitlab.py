@@ -5,7 +5,8 @@ symbolic link where it is, not at its target); a file outside the root keeps
 its absolute path, which GitLab lists without linking it to the diff.  The
 fingerprint is the one SARIF uses, so GitLab's new/resolved comparison
 survives lines moving.  The description goes through :func:`visible`, as
-GitLab shows it to people.
+GitLab shows it to people.  A file that could not be analysed is an issue of
+``critical`` severity, above the findings' ``major``.
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ import os
 from typing import Dict
 
 from idemlint.engine import LintResult
-from idemlint.findings import Finding
+from idemlint.findings import FileProblem, Finding
 from idemlint.git import report_root
 from idemlint.escape import valid_unicode, visible
 from idemlint.report.meta import code_info
 from idemlint.report.source import ReportPaths, fingerprints
 
 SEVERITY = "major"
+PROBLEM_SEVERITY = "critical"
 
 
 def render_gitlab(result: LintResult) -> str:
@@ -29,6 +31,10 @@ def render_gitlab(result: LintResult) -> str:
     issues = [
         _issue(finding, fingerprint, paths)
         for finding, fingerprint in zip(result.findings, fingerprints(result.findings, paths.relative))
+    ]
+    issues += [
+        _problem(problem, fingerprint, paths)
+        for problem, fingerprint in zip(result.problems, fingerprints(result.problems, paths.relative))
     ]
     return json.dumps(issues, indent=2) + "\n"
 
@@ -47,5 +53,23 @@ def _issue(finding: Finding, fingerprint: str, paths: ReportPaths) -> Dict[str, 
         "location": {
             "path": valid_unicode(path),
             "lines": {"begin": finding.line, "end": finding.end_line},
+        },
+    }
+
+
+def _problem(problem: FileProblem, fingerprint: str, paths: ReportPaths) -> Dict[str, object]:
+    info = code_info(problem.code)
+    path = paths.inside(problem.path) or os.path.abspath(problem.path)
+    return {
+        "type": "issue",
+        "check_name": visible(problem.code),
+        "description": visible(f"{problem.code} {problem.message}"),
+        "content": {"body": f"{info.why}\n\nFix: {info.fix}"},
+        "categories": ["Bug Risk"],
+        "severity": PROBLEM_SEVERITY,
+        "fingerprint": fingerprint,
+        "location": {
+            "path": valid_unicode(path),
+            "lines": {"begin": problem.line, "end": problem.line},
         },
     }

@@ -2,7 +2,9 @@
 
 The rules come from the registry; ``IDM800`` (an unused ``# noqa``) is a
 report-level item the front end adds, so it is described here and not in
-the rule registry or the rule docs.
+the rule registry or the rule docs, and so are the codes of a file that
+could not be analysed (``E902``, ``E999``, ``IDM900``), which the machine
+formats report as error-level results.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ class CodeInfo:
     fix: str
     use_instead: str
     help_url: str
+    # "warning" for a finding, "error" for a file that could not be analysed.
+    level: str = "warning"
 
 
 UNUSED_NOQA = CodeInfo(
@@ -46,6 +50,8 @@ def code_info(code: str) -> CodeInfo:
 
     if code == UNUSED_NOQA.code:
         return UNUSED_NOQA
+    if code in FILE_PROBLEMS:
+        return FILE_PROBLEMS[code]
     rule = RULES_BY_CODE[code]
     return CodeInfo(
         code=rule.code,
@@ -56,3 +62,63 @@ def code_info(code: str) -> CodeInfo:
         use_instead=rule.use_instead,
         help_url=docs_url(rule.code),
     )
+
+
+def readme_url(anchor: str) -> str:
+    """A section of the README, for codes that have no rule page."""
+    return f"{PROJECT_URL}/blob/main/README.md#{anchor}"
+
+
+_NOT_ANALYSED = (
+    "idemlint did not analyse this file, so nothing in it is reported: a "
+    "report without findings there does not mean the file has none."
+)
+
+# A file that could not be analysed (idemlint.findings.FileProblem), by code.
+FILE_PROBLEMS = {
+    info.code: info
+    for info in (
+        CodeInfo(
+            code="E902",
+            name="io-error",
+            summary="A file could not be read: missing, unreadable, not a regular file, or not decodable",
+            why=_NOT_ANALYSED,
+            fix=(
+                "Make the file a readable regular file in its declared encoding "
+                "(UTF-8 without a coding cookie), or exclude it (`--exclude`, `extend-exclude`)."
+            ),
+            use_instead="",
+            help_url=readme_url("limits"),
+            level="error",
+        ),
+        CodeInfo(
+            code="E999",
+            name="syntax-error",
+            summary="A file is not valid Python, or is nested too deeply to analyse",
+            why=_NOT_ANALYSED,
+            fix=(
+                "Fix the syntax error where it is reported; exclude a generated "
+                "file that is nested too deeply (`--exclude`, `extend-exclude`)."
+            ),
+            use_instead="",
+            help_url=readme_url("limits"),
+            level="error",
+        ),
+        CodeInfo(
+            code="IDM900",
+            name="internal-error",
+            summary="idemlint failed on a file: a bug in idemlint",
+            why=(
+                "The analysis of this file stopped on a bug in idemlint, so "
+                "findings in it may be missing."
+            ),
+            fix=(
+                "Report the bug with the file (run again with IDEMLINT_DEBUG=1 "
+                "for the traceback); see 'Reporting a bug' in the README."
+            ),
+            use_instead="",
+            help_url=readme_url("reporting-a-bug"),
+            level="error",
+        ),
+    )
+}

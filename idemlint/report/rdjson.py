@@ -9,7 +9,8 @@ directory's place in the repository, so ``../lib/x.py`` from a subdirectory
 still matches the diff.  A file outside the repository keeps its absolute
 path, which reviewdog leaves outside the diff.  The message
 goes through :func:`visible`: reviewdog posts it, or prints it to a terminal
-with ``-reporter=local``.
+with ``-reporter=local``.  A file that could not be analysed is a
+diagnostic at ``ERROR`` severity, at the place its problem is.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import os
 from typing import Dict, List
 
 from idemlint.engine import LintResult
-from idemlint.findings import Finding
+from idemlint.findings import FileProblem, Finding
 from idemlint.git import report_root
 from idemlint.report.meta import PROJECT_URL, code_info
 from idemlint.escape import valid_unicode, visible
@@ -33,7 +34,8 @@ def render_rdjson(result: LintResult) -> str:
     document = {
         "source": SOURCE,
         "severity": "WARNING",
-        "diagnostics": [_diagnostic(finding, paths) for finding in result.findings],
+        "diagnostics": [_diagnostic(finding, paths) for finding in result.findings]
+        + [_problem(problem, paths) for problem in result.problems],
     }
     return json.dumps(document, indent=2) + "\n"
 
@@ -60,6 +62,19 @@ def _diagnostic(finding: Finding, paths: ReportPaths) -> Dict[str, object]:
         "source": SOURCE,
         "code": {"value": visible(finding.code), "url": info.help_url},
         **({"suggestions": _suggestions(finding)} if finding.suggestion is not None else {}),
+    }
+
+
+def _problem(problem: FileProblem, paths: ReportPaths) -> Dict[str, object]:
+    info = code_info(problem.code)
+    path = paths.inside_from(problem.path, os.getcwd()) or os.path.abspath(problem.path)
+    start = {"line": problem.line, "column": utf8_column(problem.path, problem.line, problem.column)}
+    return {
+        "message": f"{visible(problem.message)}\n\nFix: {info.fix}",
+        "location": {"path": valid_unicode(path), "range": {"start": start}},
+        "severity": "ERROR",
+        "source": SOURCE,
+        "code": {"value": visible(problem.code), "url": info.help_url},
     }
 
 

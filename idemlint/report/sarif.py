@@ -7,9 +7,14 @@ described in ``tool.driver.rules`` whether or not it was found; each result
 carries a ``partialFingerprints`` entry that does not depend on its line
 (nor on which tasks reach it), so code scanning keeps tracking an alert when
 lines above it move, and ``relatedLocations``: each task's call on the way
-to it, the hops between, and the check a race slips past.  Files that
-could not be analysed are tool execution notifications.  Messages go
-through :func:`visible`: code scanning shows them to people as they are.
+to it, the hops between, and the check a race slips past.  A file that
+could not be analysed is a result at ``error`` level (its rule is described
+only when it occurs), so code scanning shows it as an alert.  The run stays
+``executionSuccessful``: code scanning answers a run that is not with an
+"unsuccessful execution" processing error and keeps its results out (the
+CodeQL action's upload-lib.ts expects exactly that for its failed runs), and
+the upload step of any other tool fails on that error.  Messages go through
+:func:`visible`: code scanning shows them to people as they are.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-from typing import Dict, List, Tuple
+from typing import Dict
 from urllib.parse import quote
 
 from idemlint import __version__
@@ -25,7 +30,7 @@ from idemlint.engine import LintResult
 from idemlint.fixes import Fix
 from idemlint.findings import FileProblem, Finding, Related
 from idemlint.git import report_root
-from idemlint.report.meta import PROJECT_URL, UNUSED_NOQA, CodeInfo, code_info
+from idemlint.report.meta import FILE_PROBLEMS, PROJECT_URL, UNUSED_NOQA, CodeInfo, code_info
 from idemlint.escape import visible
 from idemlint.report.source import ReportPaths, fingerprints
 from idemlint.rules import RULES
@@ -42,6 +47,7 @@ def render_sarif(result: LintResult) -> str:
     infos = [code_info(rule.code) for rule in RULES]
     if any(f.code == UNUSED_NOQA.code for f in result.findings):
         infos.append(UNUSED_NOQA)
+    infos += [FILE_PROBLEMS[code] for code in sorted({p.code for p in result.problems})]
     index = {info.code: position for position, info in enumerate(infos)}
     run = {
         "tool": {
@@ -56,11 +62,17 @@ def render_sarif(result: LintResult) -> str:
         "originalUriBaseIds": {SOURCE_ROOT: {"uri": pathlib.Path(root).resolve().as_uri() + "/"}},
         # Our columns count characters, not the UTF-16 units SARIF assumes by default.
         "columnKind": "unicodeCodePoints",
-        "invocations": [_invocation(result.problems, paths)],
+        "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": []}],
         "results": [
             _result(finding, index[finding.code], fingerprint, paths)
             for finding, fingerprint in zip(
                 result.findings, fingerprints(result.findings, paths.relative)
+            )
+        ]
+        + [
+            _problem(problem, index[problem.code], fingerprint, paths)
+            for problem, fingerprint in zip(
+                result.problems, fingerprints(result.problems, paths.relative)
             )
         ],
     }
@@ -70,17 +82,20 @@ def render_sarif(result: LintResult) -> str:
 
 def _descriptor(info: CodeInfo) -> Dict[str, object]:
     example = info.use_instead.rstrip("\n")
+    help_text = {"text": info.fix, "markdown": info.fix}
+    if example:
+        help_text = {
+            "text": f"{info.fix}\n\nFor example:\n\n{example}",
+            "markdown": f"{info.fix}\n\nFor example:\n\n```python\n{example}\n```",
+        }
     return {
         "id": info.code,
         "name": info.name,
         "shortDescription": {"text": info.summary},
         "fullDescription": {"text": info.why},
-        "help": {
-            "text": f"{info.fix}\n\nFor example:\n\n{example}",
-            "markdown": f"{info.fix}\n\nFor example:\n\n```python\n{example}\n```",
-        },
+        "help": help_text,
         "helpUri": info.help_url,
-        "defaultConfiguration": {"level": "warning"},
+        "defaultConfiguration": {"level": info.level},
     }
 
 
@@ -160,21 +175,21 @@ def _location(artifact: Dict[str, str], region: Dict[str, int]) -> Dict[str, obj
     return {"physicalLocation": {"artifactLocation": artifact, "region": region}}
 
 
-def _invocation(
-    problems: Tuple[FileProblem, ...], paths: ReportPaths
+def _problem(
+    problem: FileProblem, rule_index: int, fingerprint: str, paths: ReportPaths
 ) -> Dict[str, object]:
-    notifications: List[Dict[str, object]] = [
-        {
-            "level": "error",
-            "descriptor": {"id": visible(problem.code)},
-            "message": {"text": visible(problem.message)},
-            "locations": [
-                _location(
-                    _artifact(problem.path, paths),
-                    {"startLine": problem.line, "startColumn": problem.column},
-                )
-            ],
-        }
-        for problem in problems
-    ]
-    return {"executionSuccessful": not problems, "toolExecutionNotifications": notifications}
+    """A file that could not be analysed, as an error-level result at the
+    place its problem is (line 1, column 1 for a file that cannot be read)."""
+    return {
+        "ruleId": problem.code,
+        "ruleIndex": rule_index,
+        "level": "error",
+        "message": {"text": visible(problem.message)},
+        "locations": [
+            _location(
+                _artifact(problem.path, paths),
+                {"startLine": problem.line, "startColumn": problem.column},
+            )
+        ],
+        "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
+    }

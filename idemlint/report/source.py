@@ -1,9 +1,10 @@
 """The source a finding points at, and identities that survive line shifts.
 
-A fingerprint (SARIF, GitLab) and a baseline entry name a finding by what it
-is, not where it is: its file, code and the offending source with
+A fingerprint (SARIF, GitLab, JSON) and a baseline entry name a finding by
+what it is, not where it is: its file, code and the offending source with
 whitespace collapsed, plus an occurrence number when the same text offends
-twice in one file.  Inserting a line above a finding changes its line
+twice in one file.  A file that could not be analysed is named the same way,
+by the line its problem is on (none, for a file that cannot be read).  Inserting a line above a finding changes its line
 number, not its identity; nor does a task that starts (or stops) reaching
 it: the place is what needs the fix, whichever tasks run it.
 """
@@ -17,9 +18,7 @@ import re
 import stat
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
-
-from idemlint.findings import Finding
+from typing import Callable, Dict, List, Optional, Protocol, Sequence, Tuple
 from idemlint.escape import valid_unicode
 from idemlint.reading import read_regular
 
@@ -50,14 +49,31 @@ def _lines(path: str, mtime_ns: int, size: int) -> Tuple[str, ...]:
     return tuple(io.StringIO(text, newline="").readlines())
 
 
-def offending_source(finding: Finding) -> str:
+class Reported(Protocol):
+    """What has an identity: a :class:`idemlint.findings.Finding` or a
+    :class:`idemlint.findings.FileProblem`."""
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def code(self) -> str: ...
+
+    @property
+    def line(self) -> int: ...
+
+    @property
+    def end_line(self) -> int: ...
+
+
+def offending_source(finding: Reported) -> str:
     """The reported lines, whitespace collapsed (what a baseline matches on)."""
     lines = source_lines(finding.path)
     reported = lines[finding.line - 1 : max(finding.end_line, finding.line)]
     return _WHITESPACE.sub(" ", "".join(reported)).strip()
 
 
-def source_hash(finding: Finding) -> str:
+def source_hash(finding: Reported) -> str:
     return hashlib.sha256(offending_source(finding).encode("utf-8")).hexdigest()[:16]
 
 
@@ -65,7 +81,7 @@ Identity = Tuple[str, str, str]
 
 
 def identities(
-    findings: Sequence[Finding], relative: Callable[[str], str]
+    findings: Sequence[Reported], relative: Callable[[str], str]
 ) -> List[Tuple[Identity, int]]:
     """For each finding: (path, code, source hash) and its occurrence
     number among findings with the same identity (0 for the first)."""
@@ -81,7 +97,7 @@ def identities(
     return result
 
 
-def fingerprints(findings: Sequence[Finding], relative: Callable[[str], str]) -> List[str]:
+def fingerprints(findings: Sequence[Reported], relative: Callable[[str], str]) -> List[str]:
     """One stable hash per finding, in the order given."""
     return [
         hashlib.sha256("\0".join([*identity, str(occurrence)]).encode("utf-8")).hexdigest()
