@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
@@ -27,8 +28,9 @@ from idemlint.cache import DIRECTORY_NAME, Cache
 from idemlint.engine import LintResult, lint_paths
 from idemlint.findings import Finding
 from idemlint.fixes import Fix, by_file, chosen, plan, unified_diff, write
-from idemlint.report import FORMATS, STRUCTURED_FORMATS, formatter
+from idemlint.report import FORMATS, STRUCTURED_FORMATS, TERMINAL_FORMATS, formatter
 from idemlint.escape import visible
+from idemlint.report.terminal import COLOR_CHOICES, PLAIN, Presentation, is_terminal, presentation_for, summary
 from idemlint.report.text import line_for
 from idemlint.settings import Settings
 
@@ -245,6 +247,22 @@ def cli() -> None:
     help="Exit 0 whatever the report holds: findings, and files that could not be "
     "analysed (usage and configuration errors still exit 2).",
 )
+@click.option(
+    "--color",
+    "color",
+    type=click.Choice(COLOR_CHOICES),
+    default="auto",
+    show_default=True,
+    help="Colour the text and review formats: auto colours a terminal unless NO_COLOR is set.",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Print the report and nothing else (no summary line).")
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="Print the summary line on stderr even when it is not a terminal, with the "
+    "files checked and the time taken.",
+)
 def check(
     paths: Sequence[str],
     output_format: str,
@@ -269,9 +287,15 @@ def check(
     fix_diff: bool,
     exit_non_zero_on_fix: bool,
     exit_zero: bool,
+    color: str,
+    quiet: bool,
+    verbose: bool,
 ) -> int:
     """Check PATHS (files or directories; default: the current directory)."""
+    started = time.perf_counter()
     paths = paths or (".",)
+    if quiet and verbose:
+        raise click.UsageError("--quiet and --verbose cannot be used together")
     if baseline_path and write_baseline_path:
         raise click.UsageError("--baseline and --write-baseline cannot be used together")
     if fix and fix_diff:
@@ -317,11 +341,11 @@ def check(
     if write_baseline_path:
         return _write_baseline(write_baseline_path, result, exit_zero)
     if fix_diff:
-        return _print_fix_diff(result, unsafe_fixes, exit_zero)
+        return _print_fix_diff(result, unsafe_fixes, exit_zero, quiet)
     fixed = 0
     if fix:
-        result, fixed = _apply_fixes(result, unsafe_fixes, analyse)
-    _report(result, output_format, output_file)
+        result, fixed = _apply_fixes(result, unsafe_fixes, analyse, quiet)
+    _report(result, output_format, output_file, presentation_for(color, sys.stdout))
     if statistics:
         from idemlint.report.statistics import render_statistics
 
@@ -330,6 +354,8 @@ def check(
             nl=False,
             err=output_format in STRUCTURED_FORMATS,
         )
+    if not quiet and (verbose or is_terminal(sys.stderr)):
+        _summarise(result, verbose, time.perf_counter() - started, presentation_for(color, sys.stderr))
     # Exit through the context: in click's standalone mode (``cli()``, CliRunner)
     # a command's return value is discarded and the process would exit 0.
     if exit_zero:
@@ -355,7 +381,20 @@ def _fixable(result: LintResult, unsafe: bool, skipped: Set[str]) -> Dict[str, L
     )
 
 
-def _apply_fixes(result: LintResult, unsafe: bool, analyse: Callable[[], LintResult]) -> Tuple[LintResult, int]:
+def _summarise(result: LintResult, verbose: bool, seconds: float, presentation: Presentation) -> None:
+    """The summary line on stderr (with ``-v``, the files checked and the time first)."""
+    safe = sum(1 for f in result.findings if f.suggestion is not None and f.suggestion.safe)
+    unsafe = sum(1 for f in result.findings if f.suggestion is not None and not f.suggestion.safe)
+    files = len({finding.path for finding in result.findings})
+    if verbose:
+        count = len(result.checked)
+        click.echo(f"Checked {count} file{'s' if count != 1 else ''} in {seconds:.2f}s.", err=True)
+    click.echo(summary(len(result.findings), files, safe, unsafe, presentation), err=True, color=presentation.colour)
+
+
+def _apply_fixes(
+    result: LintResult, unsafe: bool, analyse: Callable[[], LintResult], quiet: bool = False
+) -> Tuple[LintResult, int]:
     """Apply the fixes, analyse again, until nothing more is fixed; the
     last result, and how many fixes were applied."""
     fixed = 0
@@ -374,12 +413,12 @@ def _apply_fixes(result: LintResult, unsafe: bool, analyse: Callable[[], LintRes
         if not wrote:
             break
         result = analyse()
-    if fixed:
+    if fixed and not quiet:
         click.echo(f"Fixed {fixed} finding{'s' if fixed != 1 else ''}.", err=True)
     return result, fixed
 
 
-def _print_fix_diff(result: LintResult, unsafe: bool, exit_zero: bool) -> int:
+def _print_fix_diff(result: LintResult, unsafe: bool, exit_zero: bool, quiet: bool = False) -> int:
     """``--fix-diff``: what --fix would change, as a unified diff; exit 1 when
     it would change something (0 with ``--exit-zero``, as ruff's ``--diff``)."""
     would = 0
@@ -390,7 +429,8 @@ def _print_fix_diff(result: LintResult, unsafe: bool, exit_zero: bool) -> int:
             continue
         would += planned.applied
         click.echo(unified_diff(path, planned.before, planned.after), nl=False)
-    click.echo(f"Would fix {would} finding{'s' if would != 1 else ''}.", err=True)
+    if not quiet:
+        click.echo(f"Would fix {would} finding{'s' if would != 1 else ''}.", err=True)
     if would and not exit_zero:
         click.get_current_context().exit(EXIT_FINDINGS)
     return EXIT_CLEAN
@@ -448,14 +488,22 @@ def _without_baselined(path: str, result: LintResult) -> LintResult:
     return replace(result, findings=filtered.findings)
 
 
-def _report(result: LintResult, output_format: str, output_file: Optional[str]) -> None:
-    """Write the report; structured formats keep file problems off stdout."""
+def _report(
+    result: LintResult, output_format: str, output_file: Optional[str], presentation: Presentation = PLAIN
+) -> None:
+    """Write the report; structured formats keep file problems off stdout.
+    The text and review formats are shown as ``presentation`` says on
+    stdout (a report written to a file is plain)."""
     if output_format in STRUCTURED_FORMATS:
         for problem in result.problems:
             click.echo(line_for(problem), err=True)
-    report = formatter(output_format)(result)
+    render = formatter(output_format)
+    if output_format in TERMINAL_FORMATS and output_file is None:
+        report = render(result, presentation)  # type: ignore[call-arg]
+    else:
+        report = render(result)
     if output_file is None:
-        click.echo(report, nl=False)
+        click.echo(report, nl=False, color=presentation.colour)
         return
     from idemlint.atomic import write_atomic
 

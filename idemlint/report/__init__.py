@@ -33,10 +33,15 @@ FORMATS: Tuple[str, ...] = tuple(sorted(_FORMATTERS))
 STRUCTURED_FORMATS = frozenset({"json", "json-lines", "sarif", "rdjson", "gitlab", "junit"})
 
 
+# Formats people read, which colour and wrap as the terminal allows
+# (:mod:`idemlint.report.terminal`): their renderers take a Presentation.
+TERMINAL_FORMATS = frozenset({"text", "review"})
+
+
 def formatter(name: str) -> Formatter:
     module, function = _FORMATTERS[name]
     render: Formatter = getattr(importlib.import_module(f"idemlint.report.{module}"), function)
     return render
 
 
-__all__ = ["FORMATS", "STRUCTURED_FORMATS", "Formatter", "formatter"]
+__all__ = ["FORMATS", "STRUCTURED_FORMATS", "TERMINAL_FORMATS", "Formatter", "formatter"]

@@ -19,6 +19,7 @@ from idemlint.fixes import FixConflict, apply
 from idemlint.escape import visible
 from idemlint.report.meta import code_info
 from idemlint.report.source import source_lines
+from idemlint.report.terminal import PLAIN, Presentation
 from idemlint.report.text import line_for
 
 MAX_QUOTED_LINES = 6
@@ -27,41 +28,42 @@ MAX_QUOTED_LINES = 6
 MAX_LISTED = 8
 
 
-def render_review(result: LintResult) -> str:
-    parts = [_comment(finding) for finding in result.findings]
-    parts += [line_for(problem) + "\n" for problem in result.problems]
+def render_review(result: LintResult, presentation: Presentation = PLAIN) -> str:
+    parts = [_comment(finding, presentation) for finding in result.findings]
+    parts += [line_for(problem, presentation) + "\n" for problem in result.problems]
     if result.findings:
         count = len(result.findings)
         parts.append(f"{count} finding{'s' if count != 1 else ''}.\n")
     return "\n".join(parts)
 
 
-def _comment(finding: Finding) -> str:
+def _comment(finding: Finding, presentation: Presentation) -> str:
     info = code_info(finding.code)
     where = _tasks(finding)
-    why = _wrap(visible(finding.why), indent="       ")
-    fix = _wrap(visible(finding.fix), indent="       ")
+    width = presentation.width
+    why = _wrap(visible(finding.why), width, indent="       ")
+    fix = _wrap(visible(finding.fix), width, indent="       ")
+    heading = presentation.paint
     lines = [
-        f"{visible(finding.path)}:{finding.line}:{finding.column}: {visible(finding.code)} "
-        f"[{visible(finding.rule)}] {where}",
+        f"{line_for(replace(finding, message=''), presentation)}[{visible(finding.rule)}] {where}",
         *_quote(finding),
         "",
-        *_wrap(visible(finding.message)),
+        *_wrap(visible(finding.message), width),
         "",
         *_related(finding),
-        "  Why: " + why[0].lstrip(),
+        heading("  Why:", "heading") + " " + why[0].lstrip(),
         *why[1:],
-        "  Fix: " + fix[0].lstrip(),
+        heading("  Fix:", "heading") + " " + fix[0].lstrip(),
         *fix[1:],
         "",
-        *_suggested(finding),
+        *_suggested(finding, presentation),
         "  For example:",
         textwrap.indent(info.use_instead.rstrip("\n"), "      "),
     ]
     return "\n".join(lines) + "\n"
 
 
-def _suggested(finding: Finding) -> List[str]:
+def _suggested(finding: Finding, presentation: Presentation) -> List[str]:
     """The change the finding carries, as a diff of the lines it touches."""
     suggestion = finding.suggestion
     if suggestion is None:
@@ -79,7 +81,12 @@ def _suggested(finding: Finding) -> List[str]:
         return []
     applicability = "" if suggestion.safe else " (unsafe: review it)"
     changed = difflib.ndiff(before.splitlines(), after.splitlines())
-    diff = [f"      {line[0]} {visible(line[2:])}" for line in changed if line[:1] in "-+"]
+    styles = {"-": "removed", "+": "added"}
+    diff = [
+        presentation.paint(f"      {line[0]} {visible(line[2:])}", styles[line[0]])
+        for line in changed
+        if line[:1] in styles
+    ]
     return [f"  Suggested change{applicability}: {visible(suggestion.title)}", *diff, ""]
 
 
@@ -125,5 +132,5 @@ def _quote(finding: Finding) -> List[str]:
     return quoted
 
 
-def _wrap(text: str, indent: str = "  ") -> List[str]:
-    return textwrap.wrap(text, width=88, initial_indent=indent, subsequent_indent=indent)
+def _wrap(text: str, width: int, indent: str = "  ") -> List[str]:
+    return textwrap.wrap(text, width=width, initial_indent=indent, subsequent_indent=indent)

@@ -11,15 +11,20 @@ from typing import List, Union
 from idemlint.engine import LintResult
 from idemlint.findings import FileProblem, Finding
 from idemlint.escape import visible
+from idemlint.report.terminal import PLAIN, Presentation
 
 
-def line_for(item: Union[Finding, FileProblem]) -> str:
-    return f"{visible(item.path)}:{item.line}:{item.column}: {visible(item.code)} {visible(item.message)}"
+def line_for(item: Union[Finding, FileProblem], presentation: Presentation = PLAIN) -> str:
+    paint = presentation.paint
+    return (
+        f"{paint(visible(item.path), 'path')}{paint(f':{item.line}:{item.column}:', 'position')} "
+        f"{paint(visible(item.code), 'code')} {visible(item.message)}"
+    )
 
 
-def render_text(result: LintResult) -> str:
+def render_text(result: LintResult, presentation: Presentation = PLAIN) -> str:
     items: List[Union[Finding, FileProblem]] = sorted(
         [*result.findings, *result.problems],
         key=lambda i: (i.path, i.line, i.column, i.code),
     )
-    return "".join(line_for(item) + "\n" for item in items)
+    return "".join(line_for(item, presentation) + "\n" for item in items)

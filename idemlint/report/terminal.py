@@ -1,0 +1,94 @@
+"""How the human-read formats (``text``, ``review``) are shown on a terminal:
+colour, the width comments wrap to, and the summary line.
+
+Colour follows ``--color``: ``auto`` colours output written to a terminal,
+unless ``NO_COLOR`` is set to anything but the empty string (no-color.org)
+or ``TERM`` is ``dumb``; ``always`` and ``never`` decide alone.  Output piped
+to a file or a program is plain, so ``path:line:col: CODE message`` lines
+stay what flake8-style parsers read.  Only idemlint's own words and
+positions are coloured: text from the checked repository is escaped first
+(:func:`idemlint.escape.visible`) and never carries an escape sequence of
+its own.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from typing import IO, Any, Dict, Tuple
+
+import click
+
+COLOR_CHOICES: Tuple[str, ...] = ("auto", "always", "never")
+# The width comments wrap to when the output is not a terminal.
+DEFAULT_WIDTH = 88
+# Narrower than this, wrapping helps nobody: the comment keeps this width.
+MIN_WIDTH = 40
+
+_STYLES: Dict[str, Dict[str, Any]] = {
+    "path": {"bold": True},
+    "position": {"fg": "cyan"},
+    "code": {"fg": "red", "bold": True},
+    "heading": {"bold": True},
+    "added": {"fg": "green"},
+    "removed": {"fg": "red"},
+    "count": {"bold": True},
+}
+
+
+@dataclass(frozen=True)
+class Presentation:
+    """Whether to colour, and the width to wrap to."""
+
+    colour: bool = False
+    width: int = DEFAULT_WIDTH
+
+    def paint(self, text: str, style: str) -> str:
+        """``text`` in the named style, when colouring."""
+        return click.style(text, **_STYLES[style]) if self.colour and text else text
+
+
+PLAIN = Presentation()
+
+
+def presentation_for(choice: str, stream: IO[str]) -> Presentation:
+    """How to show output written to ``stream`` under ``--color choice``."""
+    terminal = _is_terminal(stream)
+    if choice == "always":
+        colour = True
+    elif choice == "never":
+        colour = False
+    else:
+        colour = terminal and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+    width = DEFAULT_WIDTH
+    if terminal:
+        width = max(MIN_WIDTH, shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns - 1)
+    return Presentation(colour, width)
+
+
+def is_terminal(stream: IO[str]) -> bool:
+    return _is_terminal(stream)
+
+
+def _is_terminal(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # a closed or unusual stream
+        return False
+
+
+def summary(findings: int, files: int, safe: int, unsafe: int, presentation: Presentation = PLAIN) -> str:
+    """``Found 12 findings in 4 files (3 fixable with `idemlint check --fix`).``,
+    or ``All checks passed!`` (ruff's words for a clean run)."""
+    if not findings:
+        return "All checks passed!"
+    found = presentation.paint(f"{findings} finding{'s' if findings != 1 else ''}", "count")
+    text = f"Found {found} in {files} file{'s' if files != 1 else ''}"
+    notes = []
+    if safe:
+        notes.append(f"{safe} fixable with `idemlint check --fix`")
+    if unsafe:
+        more = "more " if safe else ""
+        notes.append(f"{unsafe} {more}with `--fix --unsafe-fixes`")
+    return text + (f" ({'; '.join(notes)})" if notes else "") + "."
