@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import pathlib
-import re
 import shlex
 import subprocess
 import sys
@@ -20,10 +19,9 @@ import jsonschema
 import pytest
 import yaml
 
-from idemlint.report.meta import PROJECT_URL
+from idemlint.urls import REPOSITORY
+from readme import ROOT, snippet
 
-ROOT = pathlib.Path(__file__).parent.parent
-README = (ROOT / "README.md").read_text(encoding="utf-8")
 SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text())
 
 TASK = """\
@@ -34,14 +32,6 @@ from celery import shared_task
 def notify(order_id):
     requests.post('https://partner.example/orders', json={'id': order_id})
 """
-
-
-def snippet(name: str) -> str:
-    match = re.search(
-        rf"<!-- readme-test: {re.escape(name)} -->\n```\w*\n(?P<body>.*?)\n```", README, re.S
-    )
-    assert match is not None, f"README has no snippet {name!r}"
-    return match.group("body") + "\n"
 
 
 def idemlint_command(line: str) -> List[str]:
@@ -113,7 +103,7 @@ def test_gitlab_code_quality_job(project: pathlib.Path) -> None:
 def test_pre_commit_configuration() -> None:
     config = yaml.safe_load(snippet("pre-commit"))
     [repo] = config["repos"]
-    assert repo["repo"] == PROJECT_URL
+    assert repo["repo"] == REPOSITORY
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert {hook["id"] for hook in repo["hooks"]} <= {hook["id"] for hook in hooks}
 

@@ -2,14 +2,14 @@
 
 The rules come from the registry; ``IDM800`` (an unused ``# noqa``) is a
 report-level item the front end adds, so it is described here and not in
-the rule registry or the rule docs.
+the rule registry or the rule docs.  The URLs come from :mod:`idemlint.urls`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-PROJECT_URL = "https://github.com/idemlint/idemlint"
+from idemlint.urls import file_url, rule_url
 
 
 @dataclass(frozen=True)
@@ -33,12 +33,8 @@ UNUSED_NOQA = CodeInfo(
     ),
     fix="Remove the unused code from the `# noqa` comment (or the whole comment).",
     use_instead="requests.get(url)  # no `# noqa: IDM002`: nothing to suppress\n",
-    help_url=f"{PROJECT_URL}/blob/main/README.md#suppression",
+    help_url=file_url("README.md") + "#unused-suppressions",
 )
-
-
-def docs_url(code: str) -> str:
-    return f"{PROJECT_URL}/blob/main/docs/rules/{code}.md"
 
 
 def code_info(code: str) -> CodeInfo:
@@ -54,5 +50,5 @@ def code_info(code: str) -> CodeInfo:
         why=rule.why,
         fix=rule.fix,
         use_instead=rule.use_instead,
-        help_url=docs_url(rule.code),
+        help_url=rule_url(rule.code),
     )
