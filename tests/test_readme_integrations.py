@@ -100,12 +100,17 @@ def test_gitlab_code_quality_job(project: pathlib.Path) -> None:
     assert issue["location"]["path"] == "tasks.py"
 
 
-def test_pre_commit_configuration() -> None:
+def test_pre_commit_configuration(tmp_path: pathlib.Path) -> None:
     config = yaml.safe_load(snippet("pre-commit"))
     [repo] = config["repos"]
     assert repo["repo"] == REPOSITORY
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert {hook["id"] for hook in repo["hooks"]} <= {hook["id"] for hook in hooks}
+    # pre-commit's own check of the file; it warns about a rev that looks
+    # like a branch.  tests/test_precommit.py runs the snippet's hook.
+    (tmp_path / ".pre-commit-config.yaml").write_text(snippet("pre-commit"))
+    completed = run([sys.executable, "-m", "pre_commit", "validate-config", ".pre-commit-config.yaml"], tmp_path)
+    assert completed.returncode == 0 and completed.stdout + completed.stderr == "", completed
 
 
 def test_baseline_adoption(project: pathlib.Path) -> None:
