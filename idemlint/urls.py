@@ -34,4 +34,5 @@ PROJECT_URLS: Dict[str, str] = {
     "Documentation": file_url("README.md"),
     "Repository": REPOSITORY,
     "Issues": f"{REPOSITORY}/issues",
+    "Changelog": file_url("CHANGELOG.md"),
 }
