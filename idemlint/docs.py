@@ -15,6 +15,7 @@ from typing import Dict, Iterable, List, Sequence
 
 from idemlint import catalog
 from idemlint.rules import RULES, Rule
+from idemlint.urls import rule_url
 
 TABLE_START = "<!-- rules-table-start -->"
 TABLE_END = "<!-- rules-table-end -->"
@@ -65,7 +66,7 @@ def rules_table() -> str:
         "| code | name | finds |",
         "| --- | --- | --- |",
         *(
-            f"| [{r.code}](docs/rules/{r.code}.md) | `{r.name}` | {r.summary} |"
+            f"| [{r.code}]({rule_url(r.code)}) | `{r.name}` | {r.summary} |"
             for r in RULES
         ),
     ]

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 
 from idemlint import __version__
 from idemlint.cli import cli, main
-from idemlint.report.meta import docs_url
+from idemlint.urls import rule_url
 from idemlint.rules import RULES
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures"
@@ -273,7 +273,7 @@ def test_json_is_an_array_with_exactly_the_documented_keys(idemlint: Idemlint) -
         assert isinstance(finding["line"], int) and isinstance(finding["column"], int)
         assert (finding["end_line"], finding["end_column"]) >= (finding["line"], finding["column"])
         assert finding["level"] == "warning"
-        assert finding["url"] == docs_url(finding["code"])
+        assert finding["url"] == rule_url(finding["code"])
         assert re.fullmatch("[0-9a-f]{64}", finding["fingerprint"])
 
 
@@ -368,7 +368,7 @@ def test_rules_json_lists_every_rule_as_data(idemlint: Idemlint) -> None:
             "code": rule.code,
             "name": rule.name,
             "summary": rule.summary,
-            "url": docs_url(rule.code),
+            "url": rule_url(rule.code),
             "fix_availability": rule.fix_availability or None,
         }
     assert any(r["fix_availability"] for r in rules) and any(r["fix_availability"] is None for r in rules)

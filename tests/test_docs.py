@@ -21,6 +21,7 @@ from idemlint.docs import (
     rendered_pages,
 )
 from idemlint.rules import RULES
+from idemlint.urls import file_url, rule_url
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PAGES = ROOT / "docs" / "rules"
@@ -60,7 +61,7 @@ def test_readme_rule_table_is_up_to_date() -> None:
 def test_readme_links_every_rule_page() -> None:
     readme = README.read_text(encoding="utf-8")
     for rule in RULES:
-        assert f"[{rule.code}](docs/rules/{rule.code}.md)" in readme
+        assert f"[{rule.code}]({rule_url(rule.code)})" in readme
 
 
 def test_catalogue_page_is_up_to_date() -> None:
@@ -77,6 +78,6 @@ def test_catalogue_page_lists_every_entry() -> None:
 
 
 def test_readme_and_rule_pages_point_to_the_catalogue() -> None:
-    assert "(docs/catalogue.md)" in README.read_text(encoding="utf-8")
+    assert f"({file_url('docs/catalogue.md')})" in README.read_text(encoding="utf-8")
     for page in rendered_pages().values():
         assert "(../catalogue.md)" in page

@@ -178,6 +178,22 @@ def test_plugin_is_registered(tmp_path: pathlib.Path) -> None:
     assert "idemlint" in result.stdout
 
 
+def test_plugin_is_on_unless_a_select_leaves_it_out(tmp_path: pathlib.Path) -> None:
+    """As the README says: flake8 reports a plugin's codes by default; a
+    ``select`` names every code reported, and ``extend-select`` adds to it."""
+    path = write(tmp_path, BUGGY_TASK.format(comment=""))
+
+    def codes(*args: str) -> List[str]:
+        result = flake8(*args, str(path), cwd=tmp_path)
+        assert result.returncode in (0, 1) and result.stderr == "", result.stderr
+        return [line.split()[1] for line in result.stdout.splitlines()]
+
+    assert codes() == ["IDM002"]
+    assert codes("--select", "E,W,F") == []
+    assert codes("--select", "E,W,F", "--extend-select", "IDM") == ["IDM002"]
+    assert codes("--select", "IDM") == ["IDM002"]
+
+
 def test_task_decorators_option_matches_the_cli_option(
     tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -17,8 +17,10 @@ from conftest import RunCli
 
 from idemlint.codes import FILE_PROBLEM_CODES
 from idemlint.report.github import escape_data, escape_property
-from idemlint.report.meta import FILE_PROBLEMS, PROJECT_URL, code_info
+from idemlint.report.meta import FILE_PROBLEMS, code_info
+from idemlint.urls import REPOSITORY
 from idemlint.rules import RULES
+from idemlint.urls import REPOSITORY, rule_url
 
 SARIF_SCHEMA = pathlib.Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
 JUNIT_SCHEMA = pathlib.Path(__file__).parent / "data" / "junit.xsd"
@@ -149,11 +151,11 @@ def test_sarif_is_valid_against_the_official_schema(project: pathlib.Path, run_c
     run_ = log["runs"][0]
     driver = run_["tool"]["driver"]
     assert driver["name"] == "idemlint"
-    assert driver["informationUri"] == "https://github.com/idemlint/idemlint"
+    assert driver["informationUri"] == REPOSITORY
     assert [rule["id"] for rule in driver["rules"]] == [rule.code for rule in RULES]
     idm002 = driver["rules"][1]
     assert idm002["name"] == "missing-idempotency-key"
-    assert idm002["helpUri"].endswith("/docs/rules/IDM002.md")
+    assert idm002["helpUri"] == rule_url("IDM002")
     assert "```python" in idm002["help"]["markdown"]
     assert idm002["defaultConfiguration"] == {"level": "warning"}
     [result] = run_["results"]
@@ -273,7 +275,7 @@ def test_every_code_of_a_file_problem_is_described() -> None:
     assert set(FILE_PROBLEMS) == FILE_PROBLEM_CODES
     for code, info in FILE_PROBLEMS.items():
         assert code_info(code) is info and info.level == "error"
-        assert info.help_url.startswith(PROJECT_URL + "/") and info.why and info.fix
+        assert info.help_url.startswith(REPOSITORY + "/") and info.why and info.fix
 
 
 def test_rdjson_follows_reviewdogs_documented_fields(project: pathlib.Path, run_cli: RunCli) -> None:
@@ -281,12 +283,12 @@ def test_rdjson_follows_reviewdogs_documented_fields(project: pathlib.Path, run_
     assert status == 1
     document = json.loads(out)
     jsonschema.validate(document, RDJSON_SCHEMA)
-    assert document["source"]["name"] == "idemlint"
+    assert document["source"] == {"name": "idemlint", "url": REPOSITORY}
     [diagnostic] = document["diagnostics"]
     assert diagnostic["location"]["path"] == "tasks.py"
     assert diagnostic["location"]["range"]["start"] == {"line": 6, "column": 5}
     assert diagnostic["code"]["value"] == "IDM002"
-    assert diagnostic["code"]["url"].endswith("/docs/rules/IDM002.md")
+    assert diagnostic["code"]["url"] == rule_url("IDM002")
     message, fix = diagnostic["message"].split("\n\nFix: ")
     assert "without an idempotency key" in message and "Idempotency-Key" in fix
 

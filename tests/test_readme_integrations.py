@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import pathlib
-import re
 import shlex
 import subprocess
 import sys
@@ -20,10 +19,9 @@ import jsonschema
 import pytest
 import yaml
 
-from idemlint.report.meta import PROJECT_URL
+from idemlint.urls import REPOSITORY
+from readme import ROOT, snippet
 
-ROOT = pathlib.Path(__file__).parent.parent
-README = (ROOT / "README.md").read_text(encoding="utf-8")
 SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text())
 
 TASK = """\
@@ -34,14 +32,6 @@ from celery import shared_task
 def notify(order_id):
     requests.post('https://partner.example/orders', json={'id': order_id})
 """
-
-
-def snippet(name: str) -> str:
-    match = re.search(
-        rf"<!-- readme-test: {re.escape(name)} -->\n```\w*\n(?P<body>.*?)\n```", README, re.S
-    )
-    assert match is not None, f"README has no snippet {name!r}"
-    return match.group("body") + "\n"
 
 
 def idemlint_command(line: str) -> List[str]:
@@ -136,12 +126,17 @@ def test_gitlab_junit_job(project: pathlib.Path) -> None:
     assert [child.tag for child in case] == ["failure"]
 
 
-def test_pre_commit_configuration() -> None:
+def test_pre_commit_configuration(tmp_path: pathlib.Path) -> None:
     config = yaml.safe_load(snippet("pre-commit"))
     [repo] = config["repos"]
-    assert repo["repo"] == PROJECT_URL
+    assert repo["repo"] == REPOSITORY
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert {hook["id"] for hook in repo["hooks"]} <= {hook["id"] for hook in hooks}
+    # pre-commit's own check of the file; it warns about a rev that looks
+    # like a branch.  tests/test_precommit.py runs the snippet's hook.
+    (tmp_path / ".pre-commit-config.yaml").write_text(snippet("pre-commit"))
+    completed = run([sys.executable, "-m", "pre_commit", "validate-config", ".pre-commit-config.yaml"], tmp_path)
+    assert completed.returncode == 0 and completed.stdout + completed.stderr == "", completed
 
 
 def test_baseline_adoption(project: pathlib.Path) -> None:

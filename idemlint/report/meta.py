@@ -4,14 +4,14 @@ The rules come from the registry; ``IDM800`` (an unused ``# noqa``) is a
 report-level item the front end adds, so it is described here and not in
 the rule registry or the rule docs, and so are the codes of a file that
 could not be analysed (``E902``, ``E999``, ``IDM900``), which the machine
-formats report as error-level results.
+formats report as error-level results.  The URLs come from :mod:`idemlint.urls`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-PROJECT_URL = "https://github.com/idemlint/idemlint"
+from idemlint.urls import file_url, rule_url
 
 
 @dataclass(frozen=True)
@@ -37,12 +37,8 @@ UNUSED_NOQA = CodeInfo(
     ),
     fix="Remove the unused code from the `# noqa` comment (or the whole comment).",
     use_instead="requests.get(url)  # no `# noqa: IDM002`: nothing to suppress\n",
-    help_url=f"{PROJECT_URL}/blob/main/README.md#suppression",
+    help_url=file_url("README.md") + "#unused-suppressions",
 )
-
-
-def docs_url(code: str) -> str:
-    return f"{PROJECT_URL}/blob/main/docs/rules/{code}.md"
 
 
 def code_info(code: str) -> CodeInfo:
@@ -60,13 +56,13 @@ def code_info(code: str) -> CodeInfo:
         why=rule.why,
         fix=rule.fix,
         use_instead=rule.use_instead,
-        help_url=docs_url(rule.code),
+        help_url=rule_url(rule.code),
     )
 
 
 def readme_url(anchor: str) -> str:
     """A section of the README, for codes that have no rule page."""
-    return f"{PROJECT_URL}/blob/main/README.md#{anchor}"
+    return file_url(f"README.md#{anchor}")
 
 
 _NOT_ANALYSED = (

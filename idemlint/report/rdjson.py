@@ -22,11 +22,12 @@ from typing import Dict, List
 from idemlint.engine import LintResult
 from idemlint.findings import FileProblem, Finding
 from idemlint.git import report_root
-from idemlint.report.meta import PROJECT_URL, code_info
+from idemlint.report.meta import code_info
 from idemlint.escape import valid_unicode, visible
 from idemlint.report.source import ReportPaths, utf8_column
+from idemlint.urls import REPOSITORY
 
-SOURCE = {"name": "idemlint", "url": PROJECT_URL}
+SOURCE = {"name": "idemlint", "url": REPOSITORY}
 
 
 def render_rdjson(result: LintResult) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Dict, List, Optional, Sequence
 
-from idemlint.report.meta import docs_url
+from idemlint.urls import rule_url
 from idemlint.rules import Rule
 
 
@@ -26,7 +26,7 @@ def render_rules_json(rules: Sequence[Rule]) -> str:
             "code": rule.code,
             "name": rule.name,
             "summary": rule.summary,
-            "url": docs_url(rule.code),
+            "url": rule_url(rule.code),
             "fix_availability": rule.fix_availability or None,
         }
         for rule in rules

@@ -30,10 +30,11 @@ from idemlint.engine import LintResult
 from idemlint.fixes import Fix
 from idemlint.findings import FileProblem, Finding, Related
 from idemlint.git import report_root
-from idemlint.report.meta import FILE_PROBLEMS, PROJECT_URL, UNUSED_NOQA, CodeInfo, code_info
+from idemlint.report.meta import FILE_PROBLEMS, UNUSED_NOQA, CodeInfo, code_info
 from idemlint.escape import visible
 from idemlint.report.source import ReportPaths, fingerprints
 from idemlint.rules import RULES
+from idemlint.urls import REPOSITORY
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 # v2: the task is no longer part of the identity (idemlint.report.source).
@@ -55,7 +56,7 @@ def render_sarif(result: LintResult) -> str:
                 "name": "idemlint",
                 "version": __version__,
                 "semanticVersion": __version__,
-                "informationUri": PROJECT_URL,
+                "informationUri": REPOSITORY,
                 "rules": [_descriptor(info) for info in infos],
             }
         },
