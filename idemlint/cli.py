@@ -30,7 +30,15 @@ from idemlint.findings import Finding
 from idemlint.fixes import Fix, by_file, chosen, plan, unified_diff, write
 from idemlint.report import FORMATS, STRUCTURED_FORMATS, TERMINAL_FORMATS, formatter
 from idemlint.escape import visible
-from idemlint.report.terminal import COLOR_CHOICES, PLAIN, Presentation, is_terminal, presentation_for, summary
+from idemlint.report.terminal import (
+    COLOR_CHOICES,
+    PLAIN,
+    Presentation,
+    ProgressBar,
+    is_terminal,
+    presentation_for,
+    summary,
+)
 from idemlint.report.text import line_for
 from idemlint.settings import Settings
 
@@ -318,9 +326,15 @@ def check(
         # After a round of fixes the changed lines are those of the fixed files.
         now = changed if not analysed_before else _changed_lines(diff_revision, paths) if diff_revision else None
         analysed_before.append(True)
-        result = lint_paths(
-            paths, settings, force_exclude=force_exclude, project=project_root, jobs=jobs, cache=cache
-        )
+        bar = ProgressBar(sys.stderr) if not quiet and is_terminal(sys.stderr) else None
+        try:
+            result = lint_paths(
+                paths, settings, force_exclude=force_exclude, project=project_root, jobs=jobs, cache=cache,
+                progress=bar.update if bar is not None else None,
+            )
+        finally:
+            if bar is not None:
+                bar.clear()
         if cache is not None and cache.warning is not None:
             click.echo(f"idemlint: warning: {visible(cache.warning)}", err=True)
         if show_unused_noqa:

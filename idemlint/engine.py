@@ -138,6 +138,10 @@ def lint_source(
     return _findings_of([loaded], None, settings, apply_noqa)
 
 
+# ``progress(done, total)``: task files analysed or taken from the cache so far.
+Progress = Callable[[int, int], None]
+
+
 def lint_paths(
     paths: Iterable[str],
     settings: Settings = DEFAULT_SETTINGS,
@@ -146,6 +150,7 @@ def lint_paths(
     project: Optional[str] = None,
     jobs: Optional[int] = None,
     cache: Optional["Cache"] = None,
+    progress: Optional[Progress] = None,
 ) -> LintResult:
     """Lint files and directories (recursively) as one project.
 
@@ -156,7 +161,8 @@ def lint_paths(
     processes share the task files (default: as many as the amount of work
     pays for); the result is the same whatever their number.  With a
     ``cache``, a task file whose analysis is cached (and still valid) is not
-    parsed at all.
+    parsed at all.  ``progress(done, total)`` is called in this process as
+    task files are analysed or taken from the cache (for a progress bar).
     """
     named, files, problems = _files_to_check(paths, settings, force_exclude, project)
     remembered = cache.screens() if cache is not None and cache.ready() else None
@@ -167,7 +173,7 @@ def lint_paths(
         kept, changed = screens_to_keep(seen, remembered)
         if changed:
             cache.put_screens(kept)
-    results = _results(candidates, _ProjectFiles(files, app_files), settings, jobs, cache)
+    results = _results(candidates, _ProjectFiles(files, app_files), settings, jobs, cache, progress or _no_progress)
     reported = _ReportedFiles(named if project is not None else None)
     findings: List[Finding] = []
     file_problems = list(read_problems)
@@ -280,13 +286,14 @@ def _results(
     settings: Settings,
     jobs: Optional[int],
     cache: Optional["Cache"],
+    progress: Progress,
 ) -> List[_FileResult]:
     """One result per candidate, in candidate order: from the cache where it
     is still valid, else analysed (in worker processes when that pays)."""
     if cache is not None and not cache.ready():
         cache = None  # the front end reports cache.warning
     try:
-        return _cached_or_analysed(candidates, files, settings, jobs, cache)
+        return _cached_or_analysed(candidates, files, settings, jobs, cache, progress)
     finally:
         if cache is not None:
             cache.close()
@@ -298,6 +305,7 @@ def _cached_or_analysed(
     settings: Settings,
     jobs: Optional[int],
     cache: Optional["Cache"],
+    progress: Progress,
 ) -> List[_FileResult]:
     from idemlint.cache import content_hash
 
@@ -315,8 +323,9 @@ def _cached_or_analysed(
         return [result for result in results if result is not None]
     workers = _workers(jobs, len(missing))
     chunks = _chunks([candidates[i] for i in missing], workers)
+    counted = _Counted(progress, len(candidates), len(candidates) - len(missing))
     analysed = [
-        result for chunk in _analyse_chunks(chunks, files, settings, workers) for result in chunk
+        result for chunk in _analyse_chunks(chunks, files, settings, workers, counted.add) for result in chunk
     ]
     for index, result in zip(missing, analysed):
         results[index] = result
@@ -414,7 +423,11 @@ def _entry(result: _FileResult) -> "Entry":
 
 
 def _analyse_chunks(
-    chunks: List[List[_Candidate]], files: "_ProjectFiles", settings: Settings, workers: int
+    chunks: List[List[_Candidate]],
+    files: "_ProjectFiles",
+    settings: Settings,
+    workers: int,
+    analysed: Callable[[int], None] = lambda count: None,
 ) -> List[List[_FileResult]]:
     """One result per candidate, chunk by chunk.
 
@@ -427,7 +440,7 @@ def _analyse_chunks(
     shared its contiguous chunk while the other worker idles.
     """
     if workers == 1:
-        return [_analyse_candidates(chunk, files, settings) for chunk in chunks]
+        return [_analyse_candidates(chunk, files, settings, analysed) for chunk in chunks]
     from idemlint.workers import worker_pool
 
     every = [candidate for chunk in chunks for candidate in chunk]
@@ -436,9 +449,10 @@ def _analyse_chunks(
     results: List[Optional[_FileResult]] = [None] * len(every)
     with worker_pool(workers, _begin_worker_run, (files, settings)) as pool:
         handed = [[every[n] for n in numbers] for numbers in groups]
-        for numbers, analysed in zip(groups, pool.map(_analyse_in_worker, handed)):
-            for number, result in zip(numbers, analysed):
+        for numbers, group in zip(groups, pool.map(_analyse_in_worker, handed)):
+            for number, result in zip(numbers, group):
                 results[number] = result
+            analysed(len(numbers))
     found = iter(results)
     return [[_present(next(found)) for _ in chunk] for chunk in chunks]
 
@@ -502,7 +516,10 @@ def _analyse_in_worker(candidates: List[_Candidate]) -> List[_FileResult]:
 
 
 def _analyse_candidates(
-    candidates: List[_Candidate], files: "_ProjectFiles", settings: Settings
+    candidates: List[_Candidate],
+    files: "_ProjectFiles",
+    settings: Settings,
+    analysed: Callable[[int], None] = lambda count: None,
 ) -> List[_FileResult]:
     """Parse and analyse some task files, following calls anywhere in ``files``.
 
@@ -514,7 +531,7 @@ def _analyse_candidates(
 
     with _fewer_collections():
         project = Project(files.files, settings.task_decorators, files.app_files)
-        return _analysed(candidates, project, settings)
+        return _analysed(candidates, project, settings, analysed=analysed)
 
 
 # An analysis allocates millions of objects that live until its end (libcst
@@ -544,9 +561,11 @@ def _analysed(
     settings: Settings,
     summaries: Optional["Summaries"] = None,
     sub_tasks: Optional["SubTasks"] = None,
+    analysed: Callable[[int], None] = lambda count: None,
 ) -> List[_FileResult]:
     """Analyse task files with ``project`` (and the summaries and enqueued
-    tasks' readings of earlier files analysed with it, when given)."""
+    tasks' readings of earlier files analysed with it, when given);
+    ``analysed(1)`` after each."""
     from idemlint.analysis import Summaries
 
     loaded: List[Union["LoadedModule", FileProblem]] = []
@@ -579,7 +598,24 @@ def _analysed(
         results.append(
             _FileResult(found.findings, found.problems, found.suppressed, lookups, found.unfollowed)
         )
+        analysed(1)
     return results
+
+
+def _no_progress(done: int, total: int) -> None:
+    pass
+
+
+class _Counted:
+    """Counts the task files done and tells ``progress``."""
+
+    def __init__(self, progress: Progress, total: int, done: int) -> None:
+        self.progress, self.total, self.done = progress, total, done
+        progress(done, total)
+
+    def add(self, count: int) -> None:
+        self.done += count
+        self.progress(self.done, self.total)
 
 
 _Candidate = Tuple[str, bytes]

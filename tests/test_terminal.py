@@ -6,6 +6,7 @@ on a real pseudo-terminal, since what it prints depends on which it is.
 
 from __future__ import annotations
 
+import io
 import os
 import pathlib
 import re
@@ -15,7 +16,8 @@ from typing import Dict, List, Optional, Tuple
 
 import pytest
 
-from idemlint.report.terminal import summary
+from idemlint import lint_paths
+from idemlint.report.terminal import ProgressBar, summary
 
 pty = pytest.importorskip("pty")
 
@@ -188,3 +190,37 @@ def test_a_report_written_to_a_file_is_plain(project: pathlib.Path) -> None:
 )
 def test_the_summary_line(counts: Tuple[int, int, int, int], expected: str) -> None:
     assert summary(*counts) == expected
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_progress_bar_waits_a_second_then_draws_and_is_erased() -> None:
+    stream, clock = io.StringIO(), _Clock()
+    bar = ProgressBar(stream, clock=clock)
+    bar.update(1, 4)
+    assert stream.getvalue() == ""  # a quick run prints nothing
+    clock.now = 1.5
+    bar.update(2, 4)
+    assert stream.getvalue() == "\r[###############...............] 2/4 task files"
+    clock.now = 1.55
+    bar.update(3, 4)  # redrawn at most every tenth of a second, except at the end
+    bar.update(4, 4)
+    assert stream.getvalue().endswith("\r[##############################] 4/4 task files")
+    bar.clear()
+    assert stream.getvalue().endswith("\r\x1b[K")
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_engine_reports_progress_as_task_files_are_done(tmp_path: pathlib.Path, jobs: int) -> None:
+    for number in range(3):
+        (tmp_path / f"tasks_{number}.py").write_text(TASK, "utf-8")
+    seen: List[Tuple[int, int]] = []
+    lint_paths([str(tmp_path)], jobs=jobs, progress=lambda done, total: seen.append((done, total)))
+    assert seen[0] == (0, 3) and seen[-1] == (3, 3)
+    assert [done for done, _ in seen] == sorted(done for done, _ in seen)

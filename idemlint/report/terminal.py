@@ -1,5 +1,5 @@
 """How the human-read formats (``text``, ``review``) are shown on a terminal:
-colour, the width comments wrap to, and the summary line.
+colour, the width comments wrap to, the summary line and the progress bar.
 
 Colour follows ``--color``: ``auto`` colours output written to a terminal,
 unless ``NO_COLOR`` is set to anything but the empty string (no-color.org)
@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from dataclasses import dataclass
-from typing import IO, Any, Dict, Tuple
+from typing import IO, Any, Callable, Dict, Tuple
 
 import click
 
@@ -92,3 +93,36 @@ def summary(findings: int, files: int, safe: int, unsafe: int, presentation: Pre
         more = "more " if safe else ""
         notes.append(f"{unsafe} {more}with `--fix --unsafe-fixes`")
     return text + (f" ({'; '.join(notes)})" if notes else "") + "."
+
+
+class ProgressBar:
+    """A progress bar on a terminal, for runs that take more than ``delay``
+    seconds: nothing is drawn before then, so a quick run prints nothing,
+    and the bar is erased when the run ends (the report follows on a clean
+    line)."""
+
+    WIDTH = 30
+
+    def __init__(self, stream: IO[str], delay: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.stream = stream
+        self.clock = clock
+        self.started = clock()
+        self.delay = delay
+        self.drawn = False
+        self.last = 0.0
+
+    def update(self, done: int, total: int) -> None:
+        now = self.clock()
+        if not total or now - self.started < self.delay or (now - self.last < 0.1 and done < total):
+            return
+        self.last = now
+        filled = self.WIDTH * done // total
+        self.stream.write(f"\r[{'#' * filled}{'.' * (self.WIDTH - filled)}] {done}/{total} task files")
+        self.stream.flush()
+        self.drawn = True
+
+    def clear(self) -> None:
+        if self.drawn:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.drawn = False
