@@ -10,8 +10,9 @@ keeps answering (hovers, code actions, the next edit) while one runs:
 - a request that comes while an analysis runs starts another right after it;
 - every open Python document is analysed each time, with the texts the
   editor holds (:mod:`idemlint.lsp.analysis`), and its diagnostics are
-  published when they changed, or when it was just opened or saved; a
-  document edited since the analysis began waits for the next one.
+  published when they changed, or when it was just opened, edited or
+  saved (with the version analysed: the client knows its edit was seen);
+  a document edited since the analysis began waits for the next one.
 
 The configuration is read again for every analysis, so a saved
 ``pyproject.toml`` counts from the next one on (and saving it starts one).
@@ -212,6 +213,7 @@ class _State:
                 self._start()
 
     def _publish(self, report: Report, found: Dict[str, List[types.Diagnostic]], seconds: float) -> None:
+        self.server.show_message_log(f"idemlint: analysed {len(report.checked)} open files in {seconds:.2f} s")
         for message in report.messages:
             if message not in self.shown:
                 self.shown.add(message)
@@ -229,7 +231,6 @@ class _State:
                     types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
                     types.PublishDiagnosticsParams(uri, diagnostics, checked.buffer.version),
                 )
-        self.server.show_message_log(f"idemlint: analysed {len(report.checked)} open files in {seconds:.2f} s")
 
     def forget(self, uri: str) -> None:
         """A closed document: its diagnostics cleared."""
@@ -309,7 +310,7 @@ def build(debounce: float = DEFAULT_DEBOUNCE) -> IdemlintServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     @_guarded()
     def did_change(ls: IdemlintServer, params: types.DidChangeTextDocumentParams) -> None:
-        state.request(ls.debounce)
+        state.request(ls.debounce, publish=params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     @_guarded()
