@@ -413,8 +413,14 @@ async def test_a_new_file_not_saved_yet_is_analysed(client: Client, project: pat
 
 @pytest.mark.asyncio
 async def test_bad_input_gets_answers_not_tracebacks(client: Client, project: pathlib.Path) -> None:
+    # A directory is no document (the file system's root would be walked whole).
+    for directory in ("file:///", uri_of(str(project / "shop"))):
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(types.TextDocumentItem(directory, "python", 1, "import os\n"))
+        )
     tasks = open_file(client, project, "shop/tasks.py")
     await published(client, tasks)
+    assert [p.uri for p in client.published] == [tasks]
     # Documents the server cannot analyse are left alone.
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(types.TextDocumentItem("untitled:Untitled-1", "python", 1, "x = ("))

@@ -149,8 +149,8 @@ class _State:
         found = []
         for uri, document in list(self.server.workspace.text_documents.items()):
             path = path_of(uri)
-            if path is None or path.endswith(".pyi"):
-                continue
+            if path is None or path.endswith(".pyi") or os.path.isdir(path):
+                continue  # not a file (a directory would be walked whole)
             if document.language_id != "python" and not path.endswith(".py"):
                 continue
             found.append(Buffer(uri, path, document.source, document.version))
@@ -161,8 +161,11 @@ class _State:
         uris = [folder.uri for folder in workspace.folders.values()]
         if workspace.root_uri:
             uris.append(workspace.root_uri)
+        # A folder that is the file system's root or the home directory is
+        # no project: its files are checked one by one, not every file under it.
+        too_wide = {os.sep, os.path.expanduser("~")}
         paths = (path_of(uri) for uri in uris)
-        return sorted({path for path in paths if path is not None and path != os.sep})
+        return sorted({path for path in paths if path is not None and path not in too_wide})
 
     def current(self, uri: str) -> Optional[Checked]:
         """The analysis of the document as the client holds it now (None
@@ -378,7 +381,7 @@ class _OneLine(logging.Formatter):
 def _quiet_logging() -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_OneLine())
-    for name in ("pygls", "idemlint"):
+    for name in ("pygls", "idemlint", "asyncio"):
         logger = logging.getLogger(name)
         logger.handlers[:] = [handler]
         logger.propagate = False
