@@ -323,6 +323,10 @@ async def test_hover_explains_the_rule(client: Client, project: pathlib.Path) ->
         types.HoverParams(types.TextDocumentIdentifier(tasks), types.Position(0, 0))
     )
     assert nothing is None
+    # Saving publishes again, even when nothing changed.
+    mark = len(client.published)
+    client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(tasks)))
+    assert codes(await published(client, tasks, mark)) == [(10, "IDM013")]
 
 
 @pytest.mark.asyncio
