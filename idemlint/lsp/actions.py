@@ -23,7 +23,6 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from lsprotocol import types
 
 from idemlint.escape import visible
-from idemlint.findings import Finding
 from idemlint.fixes import Edit, Fix
 from idemlint.lsp.analysis import Checked
 from idemlint.lsp.convert import Places, finding_diagnostic

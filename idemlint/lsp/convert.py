@@ -10,6 +10,7 @@ the hover's text is the rule's own.
 
 from __future__ import annotations
 
+import os
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from lsprotocol import types
@@ -48,8 +49,6 @@ class Places:
         return types.Location(uri, types.Range(position, position))
 
     def _file(self, path: str) -> Tuple[str, Optional[List[str]]]:
-        import os
-
         absolute = os.path.abspath(path)
         if absolute not in self._files:
             buffer = self._buffers.get(absolute)
