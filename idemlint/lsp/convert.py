@@ -20,7 +20,7 @@ from idemlint.findings import FileProblem, Finding
 from idemlint.lsp.analysis import Buffer, Checked
 from idemlint.lsp.text import from_lsp, line_end, lines_of, to_lsp, uri_of
 from idemlint.reading import read_regular
-from idemlint.report.meta import code_info, docs_url
+from idemlint.report.meta import code_info
 
 SOURCE = "idemlint"
 # A file a related place is in is read (when no buffer holds it) only to
@@ -93,7 +93,7 @@ def finding_diagnostic(finding: Finding, lines: Sequence[str], places: Places) -
         message=visible(finding.message),
         severity=types.DiagnosticSeverity.Warning,
         code=finding.code,
-        code_description=types.CodeDescription(href=docs_url(finding.code)),
+        code_description=types.CodeDescription(href=code_info(finding.code).help_url),
         source=SOURCE,
         related_information=related or None,
     )
