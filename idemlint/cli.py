@@ -1,5 +1,5 @@
 """Command line: ``idemlint check``, ``idemlint tasks``, ``idemlint rules``,
-``idemlint explain``.
+``idemlint explain``, ``idemlint server`` (the language server).
 
 Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal
 error, or a file that could not be read or parsed (the others are still
@@ -604,6 +604,27 @@ def explain(code: str) -> int:
         )
     page = rule_page(rule).split("\n", 1)[1].lstrip("\n")
     click.echo(page, nl=False)
+    return EXIT_CLEAN
+
+
+@cli.command("server")
+@click.option("--stdio", is_flag=True, help="Talk LSP over stdin and stdout (the default and only transport).")
+@click.option(
+    "--debounce",
+    type=click.FloatRange(min=0),
+    default=0.25,
+    show_default=True,
+    help="Seconds without an edit before the open files are analysed again.",
+)
+def server(stdio: bool, debounce: float) -> int:
+    """Run the language server for editors (LSP over stdio; needs idemlint[lsp])."""
+    try:
+        from idemlint.lsp.server import serve
+    except ImportError as error:
+        raise ConfigurationError(
+            f"the language server needs the lsp extra: pip install 'idemlint[lsp]' ({error})"
+        ) from None
+    click.get_current_context().exit(serve(debounce))
     return EXIT_CLEAN
 
 

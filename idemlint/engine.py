@@ -41,7 +41,7 @@ from idemlint.codes import INTERNAL_ERROR as INTERNAL_ERROR  # also the flake8 p
 from idemlint.discovery import Selection, discover
 from idemlint.findings import FileProblem, Finding, Related, UnfollowedCall, merged, reach_suffix
 from idemlint.fixes import Edit, Fix
-from idemlint.reading import NOT_REGULAR, NotRegularFile, read_regular
+from idemlint.reading import NO_OVERLAY, NOT_REGULAR, NotRegularFile, Overlay
 from idemlint.settings import DEFAULT_SETTINGS, Settings
 
 if TYPE_CHECKING:
@@ -151,6 +151,7 @@ def lint_paths(
     jobs: Optional[int] = None,
     cache: Optional["Cache"] = None,
     progress: Optional[Progress] = None,
+    overlay: Optional[Mapping[str, Union[str, bytes]]] = None,
 ) -> LintResult:
     """Lint files and directories (recursively) as one project.
 
@@ -163,17 +164,26 @@ def lint_paths(
     ``cache``, a task file whose analysis is cached (and still valid) is not
     parsed at all.  ``progress(done, total)`` is called in this process as
     task files are analysed or taken from the cache (for a progress bar).
+
+    ``overlay`` maps paths to the text an editor holds for them (unsaved):
+    those files are analysed from it, the others read from disk.  A path
+    only the overlay holds (a new file not saved yet) is checked when
+    ``paths`` names it.  The cache stays exact: its keys and dependencies
+    are content hashes of the bytes analysed, the overlay's included.
     """
-    named, files, problems = _files_to_check(paths, settings, force_exclude, project)
+    buffers = Overlay(overlay) if overlay else NO_OVERLAY
+    named, files, problems = _files_to_check(paths, settings, force_exclude, project, buffers)
     remembered = cache.screens() if cache is not None and cache.ready() else None
-    candidates, read_problems, app_files, seen = _candidates(files, settings, remembered)
+    candidates, read_problems, app_files, seen = _candidates(files, settings, remembered, buffers)
     if cache is not None and remembered is not None:
         from idemlint.screens import kept as screens_to_keep
 
         kept, changed = screens_to_keep(seen, remembered)
         if changed:
             cache.put_screens(kept)
-    results = _results(candidates, _ProjectFiles(files, app_files), settings, jobs, cache, progress or _no_progress)
+    results = _results(
+        candidates, _ProjectFiles(files, app_files, buffers), settings, jobs, cache, progress or _no_progress
+    )
     reported = _ReportedFiles(named if project is not None else None)
     findings: List[Finding] = []
     file_problems = list(read_problems)
@@ -199,11 +209,16 @@ def lint_paths(
 
 
 def _files_to_check(
-    paths: Iterable[str], settings: Settings, force_exclude: bool, project: Optional[str]
+    paths: Iterable[str],
+    settings: Settings,
+    force_exclude: bool,
+    project: Optional[str],
+    overlay: Overlay = NO_OVERLAY,
 ) -> Tuple[List[str], List[str], List[FileProblem]]:
     """The files named (found under ``paths``), the files analysed (those,
     or every file under ``project``), both in path order, and the paths
-    that could not be listed."""
+    that could not be listed.  A path named that only ``overlay`` holds is
+    a file named."""
     selection = Selection(
         exclude=(settings.exclude or ()) + settings.extend_exclude,
         default_skips=settings.exclude is None,
@@ -211,15 +226,18 @@ def _files_to_check(
     )
     named: List[str] = []
     problems: List[FileProblem] = []
-    for item in discover(paths, selection):
+    paths = list(paths)
+    unsaved = set(overlay.unsaved()).intersection(paths)
+    for item in discover([path for path in paths if path not in unsaved], selection):
         if isinstance(item, FileProblem):
             problems.append(item)
         else:
             named.append(item)
-    named = _in_path_order(named)
+    named = _in_path_order(named + sorted(unsaved))
     files = named
     if project is not None:
-        files = _in_path_order([item for item in discover([project], selection) if isinstance(item, str)])
+        found = [item for item in discover([project], selection) if isinstance(item, str)]
+        files = _in_path_order(found + sorted(unsaved))
     return named, files, problems
 
 
@@ -309,7 +327,7 @@ def _cached_or_analysed(
 ) -> List[_FileResult]:
     from idemlint.cache import content_hash
 
-    known = _Known(candidates, files.files)
+    known = _Known(candidates, files.files, files.overlay)
     # Which files may configure an app is part of every key: a file that
     # starts to (``app.Task = X`` added) was no dependency of any analysis.
     apps = "\0".join(files.app_files)
@@ -354,9 +372,10 @@ class _Known:
     :func:`~idemlint.cache.line_bound`, read again only for a dependency,
     and the module each name resolves to, all computed when first needed."""
 
-    def __init__(self, candidates: List[_Candidate], files: List[str]) -> None:
+    def __init__(self, candidates: List[_Candidate], files: List[str], overlay: Overlay) -> None:
         self._raw = dict(candidates)
         self._files = files
+        self._overlay = overlay
         self._contents: Dict[str, Tuple[str, Optional[int]]] = {}
         self._modules: Optional[Dict[str, str]] = None
 
@@ -372,7 +391,7 @@ class _Known:
         if path not in self._contents:
             raw = self._raw.get(path)
             if raw is None:
-                read = _read(path)
+                read = _read(path, self._overlay)
                 raw = read if isinstance(read, bytes) else None
             self._contents[path] = (
                 (content_hash(raw), line_bound(raw)) if raw is not None else (UNREADABLE, None)
@@ -491,7 +510,7 @@ class _WorkerRun:
 
         if self._state is None or self._analysed >= MAX_FILES_PER_CHUNK:
             files = self.files
-            project = Project(files.files, self.settings.task_decorators, files.app_files)
+            project = Project(files.files, self.settings.task_decorators, files.app_files, files.overlay)
             summaries = Summaries()
             self._state = (project, summaries, _sub_tasks(project, self.settings, summaries))
             self._analysed = 0
@@ -530,7 +549,7 @@ def _analyse_candidates(
     from idemlint.project import Project
 
     with _fewer_collections():
-        project = Project(files.files, settings.task_decorators, files.app_files)
+        project = Project(files.files, settings.task_decorators, files.app_files, files.overlay)
         return _analysed(candidates, project, settings, analysed=analysed)
 
 
@@ -623,11 +642,13 @@ _Candidate = Tuple[str, bytes]
 
 @dataclass(frozen=True)
 class _ProjectFiles:
-    """The files a run analyses, and those of them whose text may create or
-    configure a Celery app (see :data:`_APP_TEXT`)."""
+    """The files a run analyses, those of them whose text may create or
+    configure a Celery app (see :data:`_APP_TEXT`), and the editor's
+    buffers they are read from first."""
 
     files: List[str]
     app_files: Tuple[str, ...] = ()
+    overlay: Overlay = NO_OVERLAY
 
 
 # ``app = Celery(...)``, ``app.Task = X``, ``Celery(task_cls=...)``: what
@@ -649,7 +670,10 @@ def _may_configure_an_app(raw: bytes) -> bool:
 
 
 def _candidates(
-    paths: Sequence[str], settings: Settings, remembered: Optional[Mapping[str, "Screened"]] = None
+    paths: Sequence[str],
+    settings: Settings,
+    remembered: Optional[Mapping[str, "Screened"]] = None,
+    overlay: Overlay = NO_OVERLAY,
 ) -> Tuple[List[_Candidate], List[FileProblem], Tuple[str, ...], Dict[str, "Screened"]]:
     """Read every file once; keep those that can hold tasks or task
     configuration, and those that decorate with a name the project may
@@ -668,7 +692,7 @@ def _candidates(
     seen: Dict[str, "Screened"] = {}
     names = _ProjectDecoratorNames()
     for path in paths:
-        raw = _read(path)
+        raw = _read(path, overlay)
         if isinstance(raw, FileProblem):
             problems.append(raw)
             continue
@@ -683,8 +707,8 @@ def _candidates(
         names.add(path, screened)
         if screened.holds_tasks:
             candidates.append((path, raw))
-    for path in sorted(names.users()):
-        raw = _read(path)  # read again: only a file that uses such a name
+    for path in sorted(names.users(overlay)):
+        raw = _read(path, overlay)  # read again: only a file that uses such a name
         if isinstance(raw, bytes) and names.uses_one(raw):
             candidates.append((path, raw))
     order = {path: number for number, path in enumerate(paths)}
@@ -757,12 +781,12 @@ class _ProjectDecoratorNames:
         if not screened.holds_tasks and screened.decorates:
             self._used[path] = set(screened.decorates)
 
-    def users(self) -> Set[str]:
+    def users(self, overlay: Overlay = NO_OVERLAY) -> Set[str]:
         """The files screened out that use a name defined so."""
         used: Set[bytes] = set().union(*self._used.values())
         for path, names in self._definitions.items():
             if names & used:
-                raw = _read(path)  # read again: only a file that defines such a name
+                raw = _read(path, overlay)  # read again: only a file that defines such a name
                 if isinstance(raw, bytes):
                     self._defined |= self._defined_by_task_text(raw)
         return {path for path, names in self._used.items() if names & self._defined}
@@ -798,10 +822,11 @@ def _load(
         return internal_error(path, "parsing and indexing", error)
 
 
-def _read(path: str) -> Union[bytes, FileProblem]:
-    """A checked file's bytes, or its one ``E902`` line (never a hang: see ``reading``)."""
+def _read(path: str, overlay: Overlay = NO_OVERLAY) -> Union[bytes, FileProblem]:
+    """A checked file's bytes (an editor's buffer's, when ``overlay`` holds
+    it), or its one ``E902`` line (never a hang: see ``reading``)."""
     try:
-        return read_regular(path)
+        return overlay.read(path)
     except IsADirectoryError:
         return FileProblem(path, 1, 1, "E902", "is a directory")
     except NotRegularFile:

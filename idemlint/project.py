@@ -25,7 +25,7 @@ from idemlint.cache import UNREADABLE, content_hash
 from idemlint.findings import FileProblem
 from idemlint.modules import module_files, module_name
 from idemlint.nesting import TooDeep, too_deep, too_deep_parsed
-from idemlint.reading import read_regular
+from idemlint.reading import NO_OVERLAY, Overlay
 from idemlint.segments import Later, Piece, Screen, Segment, split
 from idemlint.names import argument, dotted_name, literal_text
 from idemlint.splats import Scope, Splat, entry, reached, returned_dicts
@@ -84,12 +84,18 @@ class Project:
     """Modules by dotted name, loaded on demand by :meth:`load`."""
 
     def __init__(
-        self, paths: Iterable[str], task_decorators: Sequence[str] = (), app_files: Sequence[str] = ()
+        self,
+        paths: Iterable[str],
+        task_decorators: Sequence[str] = (),
+        app_files: Sequence[str] = (),
+        overlay: Overlay = NO_OVERLAY,
     ) -> None:
         """``app_files``: the files whose text may create or configure a
         Celery app (``Celery(``, ``.Task =``, ``task_cls``), read only when a
-        task asks which class its app gives it."""
+        task asks which class its app gives it; ``overlay``: an editor's
+        buffers, read instead of those files on disk."""
         self.files: Dict[str, str] = module_files(paths)
+        self._overlay = overlay
         self._task_decorators = task_decorators
         self._app_files = app_files
         # Every module name looked up and the file it named, in order: what an
@@ -125,7 +131,7 @@ class Project:
             return None
         if name not in self._loaded:
             start = len(self.lookups)
-            loaded, digest = read_module(path, self._task_decorators, self.may_be_task_decorator)
+            loaded, digest = read_module(path, self._task_decorators, self.may_be_task_decorator, self._overlay)
             self._loaded[name] = (loaded, self.lookups[start:], digest)
         else:
             self.lookups += self._loaded[name][1]
@@ -820,11 +826,13 @@ def read_module(
     path: str,
     task_decorators: Sequence[str] = (),
     project_decorator: Optional[Callable[[str], bool]] = None,
+    overlay: Overlay = NO_OVERLAY,
 ) -> Tuple[Optional[LoadedModule], str]:
     """A project module a task reaches (None when it cannot be read or
-    parsed), and the content hash of the bytes read (cache.UNREADABLE: none)."""
+    parsed), and the content hash of the bytes read (cache.UNREADABLE: none);
+    from an editor's buffer when ``overlay`` holds it."""
     try:
-        raw = read_regular(path)
+        raw = overlay.read(path)
     except OSError:  # unreadable, or no longer a regular file: never a hang
         return None, UNREADABLE
     loaded = load_source(raw, path, None, task_decorators, project_decorator)

@@ -7,14 +7,18 @@ blocking, asks the open descriptor (not the path, which may change again)
 what it is, and reads only a regular file; at most ``limit`` bytes when the
 caller has a bound.  Symbolic links to files are followed, as discovery
 follows them.
+
+An editor's unsaved buffers are read from memory instead (:class:`Overlay`).
 """
 
 from __future__ import annotations
 
 import errno
+import io
 import os
 import stat
-from typing import Optional
+import tokenize
+from typing import Dict, Mapping, Optional, Set, Tuple, Union
 
 NOT_REGULAR = "not a regular file"
 
@@ -78,3 +82,71 @@ def read_regular(path: str, limit: Optional[int] = None) -> bytes:
     if len(data) > limit:
         raise FileTooLarge(errno.EFBIG, f"larger than {limit} bytes", path)
     return data
+
+
+class Overlay:
+    """The text an editor holds for some files, read instead of the disk.
+
+    An unsaved buffer is analysed as it is, with the rest of the project
+    read from disk: the engine reads every file through :meth:`read`.  A
+    file's text is stored as the bytes it would be saved as (UTF-8, or the
+    encoding its PEP 263 cookie names), so that everything downstream (the
+    content hashes the cache keys on and checks dependencies with, the
+    decoding) treats a buffer exactly as the same bytes on disk.
+
+    A path matches by its absolute form, or by its real one (a buffer opened
+    through a symbolic link, a file found through another); only a file
+    whose name some buffer has costs a ``realpath``.
+    """
+
+    def __init__(self, texts: Mapping[str, Union[str, bytes]]) -> None:
+        self._raw: Dict[str, bytes] = {}
+        self._real: Dict[str, bytes] = {}
+        self._names: Set[str] = set()
+        self.paths: Tuple[str, ...] = tuple(texts)
+        for path, text in texts.items():
+            raw = text if isinstance(text, bytes) else as_saved(text)
+            self._raw[os.path.abspath(path)] = raw
+            self._real[os.path.realpath(path)] = raw
+            self._names.add(os.path.basename(path))
+
+    def __bool__(self) -> bool:
+        return bool(self._raw)
+
+    def get(self, path: str) -> Optional[bytes]:
+        """The buffer's bytes for ``path``, None when no buffer holds it."""
+        if not self._raw:
+            return None
+        raw = self._raw.get(os.path.abspath(path))
+        if raw is None and os.path.basename(path) in self._names:
+            raw = self._real.get(os.path.realpath(path))
+        return raw
+
+    def read(self, path: str, limit: Optional[int] = None) -> bytes:
+        """The buffer's bytes, else :func:`read_regular` of the file."""
+        raw = self.get(path)
+        return read_regular(path, limit) if raw is None else raw
+
+    def unsaved(self) -> Tuple[str, ...]:
+        """The paths given that name nothing on disk (a new file not saved yet)."""
+        return tuple(path for path in self.paths if not os.path.lexists(path))
+
+
+NO_OVERLAY = Overlay({})
+
+
+def as_saved(text: str) -> bytes:
+    """``text`` encoded as Python would read it back: in the encoding its
+    PEP 263 cookie names, else UTF-8 (also when that encoding is unknown or
+    cannot encode the text: decoding then reports the file as it would
+    report those bytes on disk)."""
+    raw = text.encode("utf-8", "surrogatepass")  # a lone surrogate: undecodable, E902
+    if "coding" not in text[:1024]:
+        return raw
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+        if encoding in ("utf-8", "utf-8-sig"):
+            return raw
+        return text.encode(encoding)
+    except (SyntaxError, LookupError, UnicodeError):
+        return raw
