@@ -4,7 +4,7 @@ Only comments that name idemlint codes are read: a bare ``# noqa`` or one
 naming other tools' codes may be meant for them.  A code the run does not
 check (``--ignore``, ``--select``) is not reported, since nothing could
 have used it.  Reported as ``IDM800``, a report-level code outside the rule
-registry.
+registry; with a configuration per package, each file's own settings apply.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import io
 import os
 import re
 import tokenize
-from typing import Iterator, List, Optional, Sequence, Tuple
+from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
 from idemlint.cache import content_hash
 from idemlint.engine import LintResult
@@ -24,7 +24,7 @@ from idemlint.reading import read_regular
 from idemlint.report.meta import UNUSED_NOQA
 from idemlint.report.source import source_lines
 from idemlint.rules import RULES
-from idemlint.settings import Settings
+from idemlint.settings import Fixed, Settings, SettingsSource
 
 IDEMLINT_PREFIX = "IDM"
 # Decided on the raw bytes: most files of a repository have no `# noqa: IDM...`
@@ -32,10 +32,13 @@ IDEMLINT_PREFIX = "IDM"
 _MAY_NAME_OUR_CODES = re.compile(rb"(?i:noqa)[^\n]*IDM")
 
 
-def unused_noqa(result: LintResult, settings: Settings) -> Tuple[Finding, ...]:
+def unused_noqa(result: LintResult, settings: Union[Settings, SettingsSource]) -> Tuple[Finding, ...]:
+    """The IDM800 findings of the files ``result`` checked, each under its own settings."""
+    source = Fixed(settings) if isinstance(settings, Settings) else settings
     found: List[Finding] = []
     for path in result.checked:
-        raw = _raw(path) if settings.enabled(UNUSED_NOQA.code, path) else None
+        applied = source.for_file(path)
+        raw = _raw(path) if applied.enabled(UNUSED_NOQA.code, path) else None
         if raw is None or _MAY_NAME_OUR_CODES.search(raw) is None:
             continue
         lines = source_lines(path)
@@ -49,7 +52,7 @@ def unused_noqa(result: LintResult, settings: Settings) -> Tuple[Finding, ...]:
             unused = [
                 code
                 for code in codes
-                if _checked(code, path, settings)
+                if _checked(code, path, applied)
                 and not any(
                     f.code.startswith(code) and noqa.same_logical_line(line, f.line)
                     for f in suppressed

@@ -1,4 +1,6 @@
-"""``.gitignore`` rules as git reads them, and ignore files written to hurt."""
+"""``.gitignore`` in directory walks: git's pattern semantics, where the
+rules come from, the command line and configuration switches, and ignore
+files written to hurt (a FIFO, a huge file, patterns that backtrack)."""
 
 from __future__ import annotations
 
@@ -10,8 +12,21 @@ import subprocess
 from typing import List, Tuple
 
 import pytest
+from conftest import RunCli
 
-from idemlint.gitignore import Budget, Ignores, TooCostly, _Rules, parse
+from idemlint.discovery import Selection, discover
+from idemlint.gitignore import MAX_IGNORE_FILE_BYTES, Budget, Ignores, TooCostly, _Rules, parse
+
+TASK = """\
+import requests
+from celery import shared_task
+
+
+@shared_task
+def notify(order_id):
+    requests.post("https://partner.example/orders", json={"order": order_id})
+"""
+
 
 def ignored(gitignore: str, path: str, is_directory: bool = False) -> bool:
     rules = _Rules("/repo", parse(gitignore))
@@ -119,6 +134,141 @@ def test_random_ignore_files_agree_with_git_check_ignore(tmp_path: pathlib.Path,
                 if step_is_directory:
                     state = state.entering(step, os.listdir(step))
             assert ours == (name in theirs), ((root / ".gitignore").read_text(), name)
+
+
+# --- discovery ------------------------------------------------------------
+
+
+@pytest.fixture
+def repository(tmp_path: pathlib.Path) -> pathlib.Path:
+    """A work tree (a ``.git`` directory is all it takes: git need not be installed)."""
+    root = tmp_path / "repo"
+    (root / ".git" / "info").mkdir(parents=True)
+    for name in ("app/tasks.py", "generated/tasks.py", "app/scratch_tasks.py", "app/sub/keep_tasks.py"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(TASK)
+    (root / ".gitignore").write_text("generated/\nscratch_*.py\n")
+    return root
+
+
+def found(*paths: object, respect: bool = True, **options: object) -> List[str]:
+    selection = Selection(respect_gitignore=respect)
+    return sorted(
+        os.path.relpath(item, str(paths[0]))
+        for item in discover([str(p) for p in paths], selection, **options)  # type: ignore[arg-type]
+        if isinstance(item, str)
+    )
+
+
+def test_a_walk_skips_what_git_ignores(repository: pathlib.Path) -> None:
+    assert found(repository) == ["app/sub/keep_tasks.py", "app/tasks.py"]
+    assert found(repository, respect=False) == [
+        "app/scratch_tasks.py", "app/sub/keep_tasks.py", "app/tasks.py", "generated/tasks.py"
+    ]
+
+
+def test_every_source_of_rules(repository: pathlib.Path) -> None:
+    (repository / ".git" / "info" / "exclude").write_text("keep_*.py\n")
+    (repository / "app" / ".gitignore").write_text("!scratch_tasks.py\n")  # deeper wins
+    assert found(repository) == ["app/scratch_tasks.py", "app/tasks.py"]
+
+
+def test_walking_a_subdirectory_reads_the_ignore_files_above_it(repository: pathlib.Path) -> None:
+    assert found(repository / "app") == ["sub/keep_tasks.py", "tasks.py"]
+
+
+def test_a_named_path_is_checked_even_when_ignored(repository: pathlib.Path) -> None:
+    named = [repository / "generated", repository / "app" / "scratch_tasks.py"]
+    assert sorted(os.path.basename(p) for p in discover([str(p) for p in named], Selection(respect_gitignore=True))
+                  if isinstance(p, str)) == ["scratch_tasks.py", "tasks.py"]
+    # --force-exclude is about the configured exclusions: git passes tracked files only.
+    assert len(list(discover([str(named[1])], Selection(respect_gitignore=True), force_exclude=True))) == 1
+
+
+def test_outside_a_repository_a_gitignore_means_nothing(repository: pathlib.Path) -> None:
+    shutil.rmtree(repository / ".git")
+    assert len(found(repository)) == 4
+
+
+def test_a_nested_repository_has_rules_of_its_own(repository: pathlib.Path) -> None:
+    (repository / "app" / "sub" / ".git").mkdir()
+    (repository / "app" / "sub" / "scratch_tasks.py").write_text(TASK)
+    assert found(repository) == ["app/sub/keep_tasks.py", "app/sub/scratch_tasks.py", "app/tasks.py"]
+
+
+def test_a_linked_work_tree_reads_the_common_info_exclude(tmp_path: pathlib.Path) -> None:
+    common = tmp_path / "main" / ".git"
+    (common / "info").mkdir(parents=True)
+    (common / "info" / "exclude").write_text("skipped.py\n")
+    (common / "worktrees" / "linked").mkdir(parents=True)
+    (common / "worktrees" / "linked" / "commondir").write_text("../..\n")
+    tree = tmp_path / "linked"
+    tree.mkdir()
+    (tree / ".git").write_text(f"gitdir: {common / 'worktrees' / 'linked'}\n")
+    for name in ("kept.py", "skipped.py"):
+        (tree / name).write_text(TASK)
+    assert found(tree) == ["kept.py"]
+
+
+def test_the_command_line_and_the_configuration_turn_it_off(
+    repository: pathlib.Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(repository)
+
+    def reported(*options: str) -> List[str]:
+        return sorted(line.split(":")[0] for line in run_cli("check", "--no-cache", *options, ".")[1].splitlines())
+
+    assert reported() == ["./app/sub/keep_tasks.py", "./app/tasks.py"]
+    everything = ["./app/scratch_tasks.py", "./app/sub/keep_tasks.py", "./app/tasks.py", "./generated/tasks.py"]
+    assert reported("--no-respect-gitignore") == everything
+    (repository / "pyproject.toml").write_text("[tool.idemlint]\nrespect-gitignore = false\n")
+    assert reported() == everything
+    assert reported("--respect-gitignore") == ["./app/sub/keep_tasks.py", "./app/tasks.py"]
+
+
+# --- ignore files written to hurt ---------------------------------------------
+
+
+def run_in(repository: pathlib.Path, run_cli: RunCli) -> Tuple[int, List[str], str]:
+    status, out, err = run_cli("check", "--no-cache", str(repository))
+    return status, sorted(os.path.relpath(line.split(":")[0], repository) for line in out.splitlines()), err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs")
+def test_a_fifo_named_gitignore_is_not_read(repository: pathlib.Path, run_cli: RunCli, alarm: None) -> None:
+    (repository / ".gitignore").unlink()
+    os.mkfifo(repository / ".gitignore")
+    status, files, err = run_in(repository, run_cli)
+    assert status == 1 and len(files) == 4
+    assert err == f"idemlint: warning: {repository / '.gitignore'}: not a regular file (a FIFO); not used\n"
+
+
+def test_a_huge_gitignore_is_not_used(repository: pathlib.Path, run_cli: RunCli) -> None:
+    with open(repository / ".gitignore", "a") as handle:
+        handle.write("#" * MAX_IGNORE_FILE_BYTES)
+    status, files, err = run_in(repository, run_cli)
+    assert status == 1 and len(files) == 4
+    assert "larger than 512 KiB; not used" in err
+
+
+def test_a_gitignore_link_is_not_followed(repository: pathlib.Path, run_cli: RunCli) -> None:
+    (repository / "rules").write_text("generated/\n")
+    (repository / ".gitignore").unlink()
+    (repository / ".gitignore").symlink_to("rules")
+    status, files, err = run_in(repository, run_cli)
+    assert (status, len(files), err) == (1, 4, "")
+
+
+def test_patterns_too_costly_to_apply_are_given_up_on(repository: pathlib.Path, run_cli: RunCli) -> None:
+    lines = []
+    for number in range(9000):  # each different, each backtracking-prone, negations between
+        lines += [f"*a*a*a*a*a*a*a*a*z{number}", f"!*b*b*b*b*b*b*b*y{number}"]
+    (repository / ".gitignore").write_text("\n".join(lines) + "\n")
+    for number in range(200):
+        (repository / "app" / f"{'a' * 100}{number}.py").write_text("")
+    status, files, err = run_in(repository, run_cli)
+    assert status == 1 and len(files) == 4  # the same files as with --no-respect-gitignore
+    assert err == "idemlint: warning: .gitignore files too costly to apply; this run does not respect them\n"
 
 
 def test_the_budget_is_what_stops_it() -> None:
