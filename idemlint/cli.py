@@ -280,6 +280,12 @@ def cli() -> None:
 )
 @_config_option
 @click.option(
+    "--show-settings",
+    is_flag=True,
+    help="Print the settings that apply to PATH (one file or directory) and which "
+    "configuration file they come from, then exit.",
+)
+@click.option(
     "--project",
     "project_root",
     type=click.Path(file_okay=False),
@@ -344,6 +350,7 @@ def check(
     respect_gitignore: Optional[bool],
     force_exclude: bool,
     config_path: Optional[str],
+    show_settings: bool,
     project_root: Optional[str],
     jobs: Optional[int],
     no_cache: bool,
@@ -363,6 +370,10 @@ def check(
     if fix and diff_revision == "-":
         # The lines a diff on stdin names move as fixes are made, and it cannot be read again.
         raise click.UsageError("--fix cannot be used with --diff - (name a revision instead)")
+    if show_settings and len(paths) > 1:
+        raise click.UsageError("--show-settings shows the settings of one path")
+    if show_settings and not os.path.lexists(paths[0]):
+        raise click.BadParameter(f"{visible(paths[0])!r}: no such file or directory", param_hint="PATH")
     overrides = Overrides(
         select=select,
         extend_select=extend_select,
@@ -374,6 +385,11 @@ def check(
         respect_gitignore=respect_gitignore,
     )
     configurations = _configurations(paths, config_path, overrides)
+    if show_settings:
+        from idemlint.show_settings import render_settings
+
+        click.echo(_configured(lambda: render_settings(paths[0], configurations)), nl=False)
+        return EXIT_CLEAN
     # Read before the analysis: a bad revision or diff fails fast.
     changed = _changed_lines(diff_revision, paths) if diff_revision is not None else None
     analysed_before: List[bool] = []

@@ -163,6 +163,79 @@ def test_a_broken_configuration_of_one_package_stops_the_run(monorepo: pathlib.P
     ]
 
 
+# --- --show-settings -------------------------------------------------------
+
+
+def test_show_settings_names_the_file_and_every_setting(monorepo: pathlib.Path, run_cli: RunCli) -> None:
+    status, out, err = run_cli("check", "--show-settings", NOTIFY_TASKS)
+    assert (status, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[:3] == [
+        f"Settings for: {NOTIFY_TASKS}",
+        f"Configuration file: {monorepo / 'notify' / 'pyproject.toml'}",
+        f"Paths are relative to: {monorepo / 'notify'}",
+    ]
+    assert 'select = ["IDM002", "IDM013"]' in lines
+    assert 'task-decorators = ["instrumented_task"]' in lines
+    assert "respect-gitignore = true" in lines
+    keys = [line.split(" = ")[0] for line in lines[4:]]
+    assert keys == [
+        "select", "ignore", "per-file-ignores", "exclude", "extend-exclude", "respect-gitignore",
+        "task-decorators", "key-arguments", "side-effects.keyable", "side-effects.non-keyable",
+    ]
+
+
+def test_show_settings_of_the_other_package_and_with_options(monorepo: pathlib.Path, run_cli: RunCli) -> None:
+    status, out, _ = run_cli(
+        "check", "--show-settings", "--extend-select", "idm800", "--no-respect-gitignore",
+        "--extend-exclude", "vendor", "billing",
+    )
+    assert status == 0
+    lines = out.splitlines()
+    assert f"Configuration file: {monorepo / 'billing' / 'pyproject.toml'}" in lines
+    assert 'select = ["IDM", "IDM800"]' in lines
+    assert 'ignore = ["IDM013"]' in lines  # upper-cased
+    assert 'per-file-ignores = { "billing/legacy.py" = ["IDM002"] }' in lines
+    # --extend-exclude is relative to the current directory, not to billing/.
+    assert f'extend-exclude = ["billing/generated", "{monorepo / "vendor"}"]' in lines
+    assert "respect-gitignore = false" in lines
+
+
+def test_show_settings_without_a_configuration(tmp_path: pathlib.Path, run_cli: RunCli) -> None:
+    (tmp_path / "tasks.py").write_text("")
+    status, out, _ = run_cli("check", "--show-settings", str(tmp_path / "tasks.py"))
+    assert status == 0
+    assert "Configuration file: none (the defaults)" in out.splitlines()
+    assert 'select = ["IDM"]' in out.splitlines()
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["a.py", "b.py"], "--show-settings shows the settings of one path"),
+        (["missing.py"], "no such file or directory"),
+    ],
+)
+def test_show_settings_of_a_bad_path_is_a_usage_error(
+    monorepo: pathlib.Path, run_cli: RunCli, argv: List[str], message: str
+) -> None:
+    (monorepo / "a.py").write_text("")
+    (monorepo / "b.py").write_text("")
+    status, out, err = run_cli("check", "--show-settings", *argv)
+    assert (status, out) == (2, "")
+    assert message in err and "Traceback" not in err
+
+
+def test_show_settings_reports_a_broken_configuration(monorepo: pathlib.Path, run_cli: RunCli) -> None:
+    (monorepo / "notify" / "pyproject.toml").write_text("[tool.idemlint]\nselect = [\n  'IDM02',\n]\n")
+    status, out, err = run_cli("check", "--show-settings", NOTIFY_TASKS)
+    assert (status, out) == (2, "")
+    assert err.strip() == (
+        f"Error: {monorepo / 'notify' / 'pyproject.toml'}:3: 'select' in [tool.idemlint]: "
+        "unknown code 'IDM02'; did you mean 'IDM002'?"
+    )
+
+
 # --- command-line path options ------------------------------------------------
 
 
