@@ -417,9 +417,15 @@ def check(
             for warning in result.warnings:
                 click.echo(f"idemlint: warning: {visible(warning)}", err=True)
         if show_unused_noqa:
-            from idemlint.unused_noqa import unused_noqa
+            from idemlint.unused_noqa import nothing_to_report, unused_noqa
 
             result = replace(result, findings=_sorted_findings(result, unused_noqa(result, configurations)))
+            if not analysed_before[1:] and nothing_to_report(result, configurations):
+                click.echo(
+                    "idemlint: warning: --show-unused-noqa reports nothing: IDM800 is not selected "
+                    "(add it: --extend-select IDM800)",
+                    err=True,
+                )
         if now is not None:
             result = replace(
                 result,
