@@ -81,12 +81,6 @@ def code_problem(code: str) -> Optional[str]:
     return f"{reason}; did you mean {close[0]!r}?" if close else f"{reason}; `idemlint rules` lists the codes"
 
 
-def find_config(paths: Sequence[str]) -> Optional[str]:
-    """The configuration of the directory holding all of ``paths`` (see
-    :meth:`Configurations.config_file`): where the cache is kept."""
-    return Configurations().config_file(common_directory(paths))
-
-
 def common_directory(paths: Sequence[str]) -> str:
     """The directory holding every one of ``paths`` (the current one for none)."""
     absolute = [os.path.abspath(p) for p in paths] or [os.getcwd()]

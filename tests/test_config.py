@@ -14,7 +14,7 @@ import pytest
 from conftest import RunCli
 
 from idemlint.cli import main
-from idemlint.config import MAX_CONFIG_BYTES, ConfigError, find_config, load_settings
+from idemlint.config import MAX_CONFIG_BYTES, ConfigError, Configurations, load_settings
 
 IDEMLINT = shutil.which("idemlint", path=os.path.dirname(sys.executable)) or "idemlint"
 
@@ -132,9 +132,9 @@ def test_nearest_table_wins(tmp_path: pathlib.Path) -> None:
     inner = tmp_path / "service"
     inner.mkdir()
     (inner / "pyproject.toml").write_text("[project]\nname = 'service'\n")
-    assert find_config([str(inner)]) == str(tmp_path / "pyproject.toml")
+    assert Configurations().config_file(str(inner)) == str(tmp_path / "pyproject.toml")
     (inner / "pyproject.toml").write_text("[tool.idemlint]\n")
-    assert find_config([str(inner)]) == str(inner / "pyproject.toml")
+    assert Configurations().config_file(str(inner)) == str(inner / "pyproject.toml")
 
 
 @pytest.mark.parametrize(
@@ -362,9 +362,9 @@ def test_cli_task_decorator_option_is_checked(run_cli: RunCli, tmp_path: pathlib
     assert "'' is not a name or a dotted name" in err
 
 
-def test_find_config_reports_a_fifo_instead_of_blocking_on_it(tmp_path: pathlib.Path) -> None:
+def test_a_fifo_is_reported_instead_of_blocking_on_it(tmp_path: pathlib.Path) -> None:
     os.mkfifo(tmp_path / "pyproject.toml")
-    assert find_config([str(tmp_path)]) == str(tmp_path / "pyproject.toml")
+    assert Configurations().config_file(str(tmp_path)) == str(tmp_path / "pyproject.toml")
     with pytest.raises(ConfigError, match="a FIFO"):
         load_settings(str(tmp_path / "pyproject.toml"))
 
@@ -499,10 +499,16 @@ def test_paths_in_a_table_are_relative_to_its_directory(
     assert codes(tmp_path, capsys) == []
 
 
-def test_find_config_is_the_configuration_of_the_common_directory(tmp_path: pathlib.Path) -> None:
+def test_the_cache_is_beside_the_configuration_of_the_common_directory(
+    tmp_path: pathlib.Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.idemlint]\n")
     for name in ("a", "b"):
         (tmp_path / name).mkdir()
         (tmp_path / name / "pyproject.toml").write_text("[tool.idemlint]\n")
-    assert find_config([str(tmp_path / "a"), str(tmp_path / "b")]) == str(tmp_path / "pyproject.toml")
-    assert find_config([str(tmp_path / "a")]) == str(tmp_path / "a" / "pyproject.toml")
+        (tmp_path / name / "tasks.py").write_text(BUGGY_TASK)
+    monkeypatch.chdir(tmp_path / "a")
+    run_cli("check", str(tmp_path / "a"), str(tmp_path / "b"))
+    assert [path.parent.name for path in tmp_path.rglob(".idemlint_cache")] == [tmp_path.name]
+    run_cli("check", str(tmp_path / "b"))
+    assert sorted(path.parent.name for path in tmp_path.rglob(".idemlint_cache")) == sorted([tmp_path.name, "b"])
