@@ -70,13 +70,14 @@ class ConfigError(Exception):
 def code_problem(code: str) -> Optional[str]:
     """Why ``code`` (upper case) cannot be selected or ignored, or None:
     an idemlint code or a prefix of one (``IDM``, ``IDM00``, ``IDM002``)."""
-    if CODE_PREFIX.match(code):
-        if any(known.startswith(code) for known in SELECTABLE_CODES):
-            return None
+    shaped = CODE_PREFIX.match(code) is not None
+    if shaped and any(known.startswith(code) for known in SELECTABLE_CODES):
+        return None
+    if shaped:
         reason = f"unknown code {code!r}"
     else:
         reason = f"{code!r} is not an idemlint code or prefix (IDM, IDM00, IDM002)"
-    padded = f"IDM{code[3:].zfill(3)}" if CODE_PREFIX.match(code) else ""  # IDM2, IDM02: zeros left out
+    padded = f"IDM{code[3:].zfill(3)}" if shaped else ""  # IDM2, IDM02: the zeros left out
     close = [padded] if padded in SELECTABLE_CODES else difflib.get_close_matches(code, SELECTABLE_CODES, n=1)
     return f"{reason}; did you mean {close[0]!r}?" if close else f"{reason}; `idemlint rules` lists the codes"
 
@@ -138,7 +139,6 @@ class Configurations:
         self.named = named
         self.overrides = overrides
         self._nearest: Dict[str, Optional[str]] = {}
-        self._tables: Dict[str, bool] = {}
         self._settings: Dict[Optional[str], Settings] = {}
 
     def config_file(self, directory: str) -> Optional[str]:
@@ -151,7 +151,7 @@ class Configurations:
         while directory not in self._nearest:
             climbed.append(directory)
             candidate = os.path.join(directory, CONFIG_NAME)
-            if os.path.lexists(candidate) and self._has_table(candidate):
+            if os.path.lexists(candidate) and _has_table(candidate):
                 found = candidate
                 break
             parent = os.path.dirname(directory)
@@ -173,11 +173,6 @@ class Configurations:
 
     def for_file(self, path: str) -> Settings:
         return self.for_directory(os.path.dirname(os.path.abspath(path)))
-
-    def _has_table(self, path: str) -> bool:
-        if path not in self._tables:
-            self._tables[path] = _has_table(path)
-        return self._tables[path]
 
 
 def _has_table(path: str) -> bool:

@@ -226,17 +226,19 @@ def _files_to_check(
     """The files named (found under ``paths``), the files analysed (those,
     or every file under ``project``), both in path order, the paths that
     could not be listed, and the warnings of the walks."""
-    selections: Dict[int, Selection] = {}
+    # By identity, as _by_settings; each settings is kept with its
+    # selection, so that its id is not reused.
+    selections: Dict[int, Tuple[Settings, Selection]] = {}
 
     def selection_for(directory: str) -> Selection:
         settings = source.for_directory(directory)
-        if id(settings) not in selections:  # a source returns the same object for one configuration
-            selections[id(settings)] = Selection(
+        if id(settings) not in selections:
+            selections[id(settings)] = settings, Selection(
                 exclude=settings.excludes(),
                 default_skips=settings.exclude is None,
                 respect_gitignore=settings.respect_gitignore,
             )
-        return selections[id(settings)]
+        return selections[id(settings)][1]
 
     warnings: List[str] = []
     named: List[str] = []
@@ -277,13 +279,9 @@ def _screened_decorators(files: Sequence[str], source: SettingsSource) -> Tuple[
     """The task decorators the byte screen looks for: every configuration's
     (a superset for each file: one its own settings do not make a task
     costs a parse, and finds nothing)."""
-    found: Dict[str, None] = {}
-    seen: Set[int] = set()
-    for path in files:
-        settings = source.for_file(path)
-        if id(settings) not in seen:
-            seen.add(id(settings))
-            found.update(dict.fromkeys(settings.task_decorators))
+    found: Set[str] = set()
+    for settings, _ in _by_settings(files, source):
+        found.update(settings.task_decorators)
     return tuple(sorted(found))
 
 
@@ -362,11 +360,12 @@ def _results(
             cache.close()
 
 
-def _by_settings(candidates: Sequence[_Candidate], source: SettingsSource) -> List[Tuple[Settings, List[int]]]:
-    """The candidates' numbers grouped by the settings of their files, in
-    the order each settings first applies (one group without a monorepo)."""
+def _by_settings(paths: Sequence[str], source: SettingsSource) -> List[Tuple[Settings, List[int]]]:
+    """The numbers of ``paths`` grouped by the settings of each file, in
+    the order each settings first applies (one group without a monorepo),
+    by identity: hashing settings hashes the whole catalogue."""
     groups: Dict[int, Tuple[Settings, List[int]]] = {}
-    for number, (path, _) in enumerate(candidates):
+    for number, path in enumerate(paths):
         settings = source.for_file(path)
         groups.setdefault(id(settings), (settings, []))[1].append(number)
     return list(groups.values())
@@ -385,7 +384,7 @@ def _cached_or_analysed(
     from idemlint.cache import content_hash, fingerprint
 
     known = _Known(candidates, files.files)
-    groups = _by_settings(candidates, source)
+    groups = _by_settings([path for path, _ in candidates], source)
     # Which files may configure an app is part of every key: a file that
     # starts to (``app.Task = X`` added) was no dependency of any analysis.
     apps = "\0".join(files.app_files)
@@ -1338,7 +1337,7 @@ def list_tasks(
     reported = _ReportedFiles(named if project is not None else None)
     found: Dict[Tuple[str, int, str], TaskInfo] = {}
     file_problems = list(read_problems)
-    for group, numbers in _by_settings(candidates, source):
+    for group, numbers in _by_settings([path for path, _ in candidates], source):
         for chunk in _chunks([candidates[number] for number in numbers], 1):
             infos, chunk_problems = _tasks_in_chunk(chunk, _ProjectFiles(files, app_files), group)
             for info in infos:
