@@ -2,7 +2,8 @@
 
 One entry per task file, named by a hash of everything its findings depend
 on that is known before analysing it: idemlint's version, the Python version
-(it decides what parses), the effective settings, the file's path and its
+(it decides what parses), the settings the file is analysed with (in a
+monorepo, those of its own ``pyproject.toml``), the file's path and its
 content.  The analysis also depends on the project modules a task reached;
 the entry lists every module name the analysis looked up, the file it
 resolved to and the hash of the bytes the analysis parsed from it, and is
@@ -121,7 +122,7 @@ class Cache:
     def __init__(self, directory: str, settings: Settings) -> None:
         self.directory = directory
         self.warning: Optional[str] = None
-        self._salt = repr((FORMAT, __version__, sys.version_info[:2], _fingerprint(settings)))
+        self._salt = repr((FORMAT, __version__, sys.version_info[:2], fingerprint(settings)))
         self._secret: Optional[bytes] = None
         self._directory_fd: Optional[int] = None
         self._entries_fd: Optional[int] = None
@@ -202,11 +203,12 @@ class Cache:
             if self._unlink(name):
                 total -= files[name].st_size
 
-    def screens(self) -> Dict[str, Screened]:
+    def screens(self, variant: str = "") -> Dict[str, Screened]:
         """What earlier runs' byte screens found, by content hash (empty
         when nothing valid is stored): an entry like the others, signed and
-        checked field by field."""
-        key = self._screens_key()
+        checked field by field; one per ``variant`` (the task decorators
+        the screen looked for)."""
+        key = self._screens_key(variant)
         self._used.add(key)
         payload = self._signed_payload(key, MAX_SCREENS_BYTES) if self.ready() else None
         if payload is None or _depth(payload) > MAX_DEPTH:
@@ -219,15 +221,15 @@ class Cache:
         except (ValueError, RecursionError):
             return {}
 
-    def put_screens(self, screened: Dict[str, Screened]) -> None:
+    def put_screens(self, screened: Dict[str, Screened], variant: str = "") -> None:
         """Store what this run's byte screen found (see :meth:`screens`)."""
-        key = self._screens_key()
+        key = self._screens_key(variant)
         self._used.add(key)
         payload = json.dumps({"screens": as_json(screened)}, separators=(",", ":")).encode()
         self._store(key, self.signed(key, payload), MAX_SCREENS_BYTES)
 
-    def _screens_key(self) -> str:
-        return self.key("\0screens", "")
+    def _screens_key(self, variant: str) -> str:
+        return self.key("\0screens", variant)
 
     # Reading
 
@@ -398,12 +400,14 @@ class Cache:
         return False
 
 
-def _fingerprint(settings: Settings) -> Tuple[object, ...]:
-    """The settings as a value whose repr does not depend on set order."""
-    return tuple(
-        (field.name, sorted(value) if isinstance(value, frozenset) else value)
-        for field in dataclasses.fields(settings)
-        for value in (getattr(settings, field.name),)
+def fingerprint(settings: Settings) -> str:
+    """The settings as text that does not depend on set order (in cache keys)."""
+    return repr(
+        tuple(
+            (field.name, sorted(value) if isinstance(value, frozenset) else value)
+            for field in dataclasses.fields(settings)
+            for value in (getattr(settings, field.name),)
+        )
     )
 
 

@@ -18,12 +18,19 @@ import re
 import sys
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Set, Tuple, TypeVar
 
 import click
 
 from idemlint import __version__
-from idemlint.config import ConfigError, find_config, invalid_decorator_names, load_settings
+from idemlint.config import (
+    ConfigError,
+    Configurations,
+    Overrides,
+    code_problem,
+    common_directory,
+    invalid_decorator_names,
+)
 from idemlint.cache import DIRECTORY_NAME, Cache
 from idemlint.engine import LintResult, lint_paths
 from idemlint.findings import Finding
@@ -40,7 +47,7 @@ from idemlint.report.terminal import (
     summary,
 )
 from idemlint.report.text import line_for
-from idemlint.settings import Settings
+from idemlint.settings import PathPattern
 
 # Only what every run needs is imported up front: a warm run is mostly
 # interpreter start-up and imports.
@@ -52,7 +59,8 @@ EXIT_FINDINGS = 1
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a process Ctrl-C stopped
 
-_CODE_PREFIX = re.compile(r"IDM\d{0,3}\Z")
+# A word after a "pattern:" of --per-file-ignores that is a code, not the next pattern (as flake8 reads it).
+_CODE_WORD = re.compile(r"[A-Za-z]+[0-9]*\Z")
 
 
 class ConfigurationError(click.ClickException):
@@ -70,11 +78,52 @@ def _code_prefixes(
         return ()
     prefixes = tuple(p.strip().upper() for p in value.split(",") if p.strip())
     for prefix in prefixes:
-        if not _CODE_PREFIX.match(prefix):
-            raise click.BadParameter(
-                f"{prefix!r} is not an idemlint code or prefix (e.g. IDM, IDM00, IDM002)"
-            )
+        problem = code_problem(prefix)
+        if problem is not None:
+            raise click.BadParameter(problem)
     return prefixes
+
+
+def _per_file_ignores(
+    context: click.Context, parameter: click.Parameter, values: Tuple[str, ...]
+) -> Tuple[Tuple[PathPattern, Tuple[str, ...]], ...]:
+    """``"tests/*:IDM002,IDM003 legacy.py:IDM"``, as flake8 writes it: file
+    patterns (relative to the current directory), a colon, codes (any case);
+    entries separated by spaces, and the option repeatable."""
+    groups: List[Tuple[List[str], List[str]]] = []
+    for value in values:
+        patterns: List[str] = []
+        codes: Optional[List[str]] = None
+        for word in re.findall(r"[^\s,:]+|:", value):
+            if word == ":":
+                if not patterns:
+                    raise click.BadParameter(f"{value!r}: codes without a file pattern before ':'")
+                codes = []
+                groups.append((patterns, codes))
+                patterns = []
+            elif codes is not None and _CODE_WORD.match(word):
+                problem = code_problem(word.upper())
+                if problem is not None:
+                    raise click.BadParameter(problem)
+                codes.append(word.upper())
+            else:
+                if codes == []:
+                    raise click.BadParameter(f"{value!r}: no codes after {groups[-1][0][-1]!r}")
+                codes = None
+                patterns.append(word)
+        if patterns or codes == []:
+            raise click.BadParameter(f"{value!r}: a file pattern needs ':' and codes after it")
+    root = os.getcwd()
+    return tuple(
+        (PathPattern(pattern, root), tuple(codes)) for patterns, codes in groups for pattern in patterns
+    )
+
+
+def _path_patterns(
+    context: click.Context, parameter: click.Parameter, values: Tuple[str, ...]
+) -> Tuple[PathPattern, ...]:
+    root = os.getcwd()  # as ruff's: relative to where the command runs
+    return tuple(PathPattern(value, root) for value in values)
 
 
 def _decorator_names(
@@ -104,38 +153,55 @@ _task_decorator_option = click.option(
     help="An extra decorator that makes a task (qualified or bare name). Repeatable.",
 )
 _exclude_option = click.option(
-    "--exclude", multiple=True, help="Glob of files or directories to skip. Repeatable."
+    "--exclude",
+    multiple=True,
+    callback=_path_patterns,
+    help="Glob of files or directories to skip, added to the configured ones "
+    "(as --extend-exclude). Repeatable.",
+)
+_extend_exclude_option = click.option(
+    "--extend-exclude",
+    multiple=True,
+    callback=_path_patterns,
+    help="Glob of files or directories to skip, relative to the current directory, "
+    "added to every configuration's. Repeatable.",
+)
+_gitignore_option = click.option(
+    "--respect-gitignore/--no-respect-gitignore",
+    default=None,
+    help="Skip what .gitignore files ignore in directory walks (default: yes, "
+    "or the configuration's respect-gitignore).",
 )
 _config_option = click.option(
     "--config",
     "config_path",
     type=click.Path(dir_okay=False),
-    help="A pyproject.toml to read [tool.idemlint] from (default: the nearest one).",
+    help="A pyproject.toml to read [tool.idemlint] from, for every file "
+    "(default: for each file, the nearest one that has the table).",
 )
 
 
-def _settings(
-    paths: Sequence[str],
-    config_path: Optional[str],
-    task_decorators: Tuple[str, ...],
-    exclude: Tuple[str, ...],
-    select: Tuple[str, ...] = (),
-    ignore: Tuple[str, ...] = (),
-) -> Tuple[Optional[str], Settings]:
-    """The configuration file used (named, else the nearest one) and the
-    settings it gives with the command line's options on top."""
-    config_path = config_path or find_config(paths)
+def _configurations(
+    paths: Sequence[str], config_path: Optional[str], overrides: Overrides
+) -> Configurations:
+    """Which settings apply to each file: the named configuration's, else
+    each file's nearest; with the command line's options on top.  The
+    configuration of the paths' common directory (or the named one) is
+    read now, so that a broken one stops the run before anything else."""
+    configurations = Configurations(config_path, overrides)
+    _configured(lambda: configurations.for_directory(common_directory(paths)))
+    return configurations
+
+
+_T = TypeVar("_T")
+
+
+def _configured(run: Callable[[], _T]) -> _T:
+    """``run()``, a configuration it cannot use reported as a usage error (exit 2)."""
     try:
-        configured = load_settings(config_path)
+        return run()
     except ConfigError as error:
         raise ConfigurationError(str(error)) from None
-    return config_path, replace(
-        configured,
-        select=select or configured.select,
-        ignore=configured.ignore + ignore,
-        task_decorators=configured.task_decorators + task_decorators,
-        extend_exclude=configured.extend_exclude + exclude,
-    )
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -195,16 +261,46 @@ def cli() -> None:
     is_flag=True,
     help="Report `# noqa: IDMnnn` comments that suppress nothing (as IDM800).",
 )
-@click.option("--select", callback=_code_prefixes, help="Comma-separated code prefixes to report.")
+@click.option(
+    "--select",
+    callback=_code_prefixes,
+    help="Comma-separated code prefixes to report, instead of the configured ones (any case).",
+)
+@click.option(
+    "--extend-select",
+    callback=_code_prefixes,
+    help="Comma-separated code prefixes to report, added to the configured ones.",
+)
 @click.option("--ignore", callback=_code_prefixes, help="Comma-separated code prefixes to skip.")
+@click.option(
+    "--per-file-ignores",
+    multiple=True,
+    callback=_per_file_ignores,
+    help="'GLOB:CODE,CODE GLOB:CODE' (globs relative to the current directory), "
+    "instead of every configuration's per-file-ignores. Repeatable.",
+)
+@click.option(
+    "--extend-per-file-ignores",
+    multiple=True,
+    callback=_per_file_ignores,
+    help="Like --per-file-ignores, added to every configuration's. Repeatable.",
+)
 @_task_decorator_option
 @_exclude_option
+@_extend_exclude_option
+@_gitignore_option
 @click.option(
     "--force-exclude",
     is_flag=True,
     help="Apply exclusions to files named on the command line too (for pre-commit).",
 )
 @_config_option
+@click.option(
+    "--show-settings",
+    is_flag=True,
+    help="Print the settings that apply to PATH (one file or directory) and which "
+    "configuration file they come from, then exit.",
+)
 @click.option(
     "--project",
     "project_root",
@@ -281,11 +377,17 @@ def check(
     write_baseline_path: Optional[str],
     show_unused_noqa: bool,
     select: Tuple[str, ...],
+    extend_select: Tuple[str, ...],
     ignore: Tuple[str, ...],
+    per_file_ignores: Tuple[Tuple[PathPattern, Tuple[str, ...]], ...],
+    extend_per_file_ignores: Tuple[Tuple[PathPattern, Tuple[str, ...]], ...],
     task_decorators: Tuple[str, ...],
-    exclude: Tuple[str, ...],
+    exclude: Tuple[PathPattern, ...],
+    extend_exclude: Tuple[PathPattern, ...],
+    respect_gitignore: Optional[bool],
     force_exclude: bool,
     config_path: Optional[str],
+    show_settings: bool,
     project_root: Optional[str],
     jobs: Optional[int],
     no_cache: bool,
@@ -313,13 +415,36 @@ def check(
     if fix and diff_revision == "-":
         # The lines a diff on stdin names move as fixes are made, and it cannot be read again.
         raise click.UsageError("--fix cannot be used with --diff - (name a revision instead)")
-    config_path, settings = _settings(paths, config_path, task_decorators, exclude, select, ignore)
+    if show_settings and len(paths) > 1:
+        raise click.UsageError("--show-settings shows the settings of one path")
+    if show_settings and not os.path.lexists(paths[0]):
+        raise click.BadParameter(f"{visible(paths[0])!r}: no such file or directory", param_hint="PATH")
+    overrides = Overrides(
+        select=select,
+        extend_select=extend_select,
+        ignore=ignore,
+        per_file_ignores=per_file_ignores or None,
+        extend_per_file_ignores=extend_per_file_ignores,
+        extend_exclude=exclude + extend_exclude,
+        task_decorators=task_decorators,
+        respect_gitignore=respect_gitignore,
+    )
+    configurations = _configurations(paths, config_path, overrides)
+    if show_settings:
+        from idemlint.show_settings import render_settings
+
+        click.echo(_configured(lambda: render_settings(paths[0], configurations)), nl=False)
+        return EXIT_CLEAN
     # Read before the analysis: a bad revision or diff fails fast.
     changed = _changed_lines(diff_revision, paths) if diff_revision is not None else None
     analysed_before: List[bool] = []
     cache = None
     if not no_cache:
-        root = os.path.dirname(os.path.abspath(config_path)) if config_path else os.getcwd()
+        # Beside the configuration of the paths' common directory; its
+        # entries are keyed by the settings each file is analysed with.
+        config = configurations.config_file(common_directory(paths))
+        root = os.path.dirname(os.path.abspath(config)) if config else os.getcwd()
+        settings = configurations.for_directory(common_directory(paths))
         cache = Cache(cache_dir or os.path.join(root, DIRECTORY_NAME), settings)
 
     def analyse() -> LintResult:
@@ -328,19 +453,35 @@ def check(
         analysed_before.append(True)
         bar = ProgressBar(sys.stderr) if not quiet and is_terminal(sys.stderr) else None
         try:
-            result = lint_paths(
-                paths, settings, force_exclude=force_exclude, project=project_root, jobs=jobs, cache=cache,
-                progress=bar.update if bar is not None else None,
+            result = _configured(
+                lambda: lint_paths(
+                    paths,
+                    configurations,
+                    force_exclude=force_exclude,
+                    project=project_root,
+                    jobs=jobs,
+                    cache=cache,
+                    progress=bar.update if bar is not None else None,
+                )
             )
         finally:
             if bar is not None:
                 bar.clear()
         if cache is not None and cache.warning is not None:
             click.echo(f"idemlint: warning: {visible(cache.warning)}", err=True)
+        if not analysed_before[1:]:  # once, not after each round of fixes
+            for warning in result.warnings:
+                click.echo(f"idemlint: warning: {visible(warning)}", err=True)
         if show_unused_noqa:
-            from idemlint.unused_noqa import unused_noqa
+            from idemlint.unused_noqa import nothing_to_report, unused_noqa
 
-            result = replace(result, findings=_sorted_findings(result, unused_noqa(result, settings)))
+            result = replace(result, findings=_sorted_findings(result, unused_noqa(result, configurations)))
+            if not analysed_before[1:] and nothing_to_report(result, configurations):
+                click.echo(
+                    "idemlint: warning: --show-unused-noqa reports nothing: IDM800 is not selected "
+                    "(add it: --extend-select IDM800)",
+                    err=True,
+                )
         if now is not None:
             result = replace(
                 result,
@@ -539,6 +680,8 @@ def _report(
 )
 @_task_decorator_option
 @_exclude_option
+@_extend_exclude_option
+@_gitignore_option
 @_config_option
 @click.option(
     "--project",
@@ -550,7 +693,9 @@ def tasks(
     paths: Sequence[str],
     output_format: str,
     task_decorators: Tuple[str, ...],
-    exclude: Tuple[str, ...],
+    exclude: Tuple[PathPattern, ...],
+    extend_exclude: Tuple[PathPattern, ...],
+    respect_gitignore: Optional[bool],
     config_path: Optional[str],
     project_root: Optional[str],
 ) -> int:
@@ -559,8 +704,13 @@ def tasks(
     from idemlint.report.task_list import render_tasks_json, render_tasks_text
 
     paths = paths or (".",)
-    _, settings = _settings(paths, config_path, task_decorators, exclude)
-    listing = list_tasks(paths, settings, project=project_root)
+    overrides = Overrides(
+        extend_exclude=exclude + extend_exclude,
+        task_decorators=task_decorators,
+        respect_gitignore=respect_gitignore,
+    )
+    configurations = _configurations(paths, config_path, overrides)
+    listing = _configured(lambda: list_tasks(paths, configurations, project=project_root))
     for problem in listing.problems:
         click.echo(line_for(problem), err=True)
     render = render_tasks_json if output_format == "json" else render_tasks_text

@@ -2,21 +2,27 @@
 
 Directory walks skip version control, virtual environments, caches and build
 output, like ruff's defaults; a ``build`` or ``dist`` directory that is itself
-a package (it holds an ``__init__.py``) is source code, not build output.  Symlinked directories are not followed (no
-loops); anything that is not a regular file is reported, never opened (a FIFO
-would block the run; what is swapped in after the walk, reading refuses).
+a package (it holds an ``__init__.py``) is source code, not build output.
+They skip what ``.gitignore`` ignores (:mod:`idemlint.gitignore`), and what
+the configuration excludes; which configuration applies to a directory's
+entries is the caller's answer (a :data:`SelectionFor`), so that each part
+of a monorepo is walked with its own.  Symlinked directories are not
+followed (no loops); anything that is not a regular file is reported, never
+opened (a FIFO would block the run; what is swapped in after the walk,
+reading refuses).
 """
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import stat
 from dataclasses import dataclass
-from typing import Iterable, Iterator, List, Set, Tuple, Union
+from typing import Callable, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
 from idemlint.findings import FileProblem
+from idemlint.gitignore import Budget, Ignores
 from idemlint.reading import NOT_REGULAR
+from idemlint.settings import PathPattern
 
 SKIPPED_DIRECTORIES = frozenset(
     {
@@ -50,33 +56,60 @@ PACKAGE_NAMES_SKIPPED_AS_OUTPUT = frozenset({"build", "dist"})
 
 @dataclass(frozen=True)
 class Selection:
-    """What a walk skips.
+    """What a walk skips among the entries of a directory.
 
-    ``exclude`` holds globs matched against file and directory names and
-    paths.  ``default_skips`` keeps the built-in list above (a configured
-    ``exclude`` replaces it, like ruff's).  Files named explicitly are checked
-    even when excluded, unless ``force_exclude`` (for pre-commit, which names
-    every staged file).
+    ``exclude`` holds path globs matched against each file and directory
+    (:meth:`PathPattern.matches_entry`).  ``default_skips`` keeps the
+    built-in list above (a configured ``exclude`` replaces it, like
+    ruff's).  ``respect_gitignore``: skip what ``.gitignore`` ignores.
     """
 
-    exclude: Tuple[str, ...] = ()
+    exclude: Tuple[PathPattern, ...] = ()
     default_skips: bool = True
-    force_exclude: bool = False
+    respect_gitignore: bool = False
+
+
+SelectionFor = Callable[[str], Selection]
+"""The selection for the entries of a directory (as the walk spells it)."""
 
 
 def discover(
-    paths: Iterable[str], selection: Selection = Selection()
+    paths: Iterable[str],
+    selection: Union[Selection, SelectionFor] = Selection(),
+    *,
+    force_exclude: bool = False,
+    warnings: Optional[List[str]] = None,
 ) -> Iterator[Union[str, FileProblem]]:
     """Python files under ``paths``, each once, or one problem per bad path
-    (however many times, and however spelled, it is given)."""
+    (however many times, and however spelled, it is given).
+
+    Files and directories named in ``paths`` are checked even when excluded
+    or ignored by git, unless ``force_exclude`` (for pre-commit, which names
+    every staged file): then the exclusions of the directory holding one
+    apply to it and to its directories (``.gitignore`` never does: git
+    passes only files it tracks).  What could not be used of the ignore
+    files is added to ``warnings``; ignore files too costly to apply raise
+    :class:`idemlint.gitignore.TooCostly`.
+    """
+    selection_for = selection if callable(selection) else _constant(selection)
+    budget = Budget()
     seen: Set[str] = set()
-    for path in paths:
-        if selection.force_exclude and _excluded(path, selection):
-            continue
-        for item, key in _expand(path, selection):
-            if key not in seen:
-                seen.add(key)
-                yield item
+    try:
+        for path in paths:
+            holder = os.path.dirname(os.path.normpath(path)) or os.curdir
+            if force_exclude and _excluded_named(path, selection_for(holder)):
+                continue
+            for item, key in _expand(path, selection_for, budget):
+                if key not in seen:
+                    seen.add(key)
+                    yield item
+    finally:
+        if warnings is not None:
+            warnings += [w for w in budget.warnings if w not in warnings]
+
+
+def _constant(selection: Selection) -> SelectionFor:
+    return lambda directory: selection
 
 
 # An item found and the real path that identifies it, for telling one file
@@ -84,7 +117,7 @@ def discover(
 _Found = Tuple[Union[str, FileProblem], str]
 
 
-def _expand(path: str, selection: Selection) -> Iterator[_Found]:
+def _expand(path: str, selection_for: SelectionFor, budget: Budget) -> Iterator[_Found]:
     try:
         mode = os.stat(path).st_mode
     except OSError as error:
@@ -96,7 +129,9 @@ def _expand(path: str, selection: Selection) -> Iterator[_Found]:
         return
     if stat.S_ISDIR(mode):
         problems: List[FileProblem] = []
-        yield from _walk(path, os.path.realpath(path), selection, problems, top=True)
+        real = os.path.realpath(path)
+        ignores = Ignores.above(real, budget) if selection_for(path).respect_gitignore else None
+        yield from _walk(path, real, selection_for, ignores, problems, top=True)
         yield from ((problem, os.path.realpath(problem.path)) for problem in problems)
     elif stat.S_ISREG(mode):
         yield path, os.path.realpath(path)
@@ -107,7 +142,8 @@ def _expand(path: str, selection: Selection) -> Iterator[_Found]:
 def _walk(
     directory: str,
     real_directory: str,
-    selection: Selection,
+    selection_for: SelectionFor,
+    ignores: Optional[Ignores],
     problems: List[FileProblem],
     top: bool = False,
 ) -> Iterator[_Found]:
@@ -116,7 +152,8 @@ def _walk(
     ``os.scandir`` tells files, directories and links apart without a system
     call per entry, and a directory that is not a link has the real path of
     its parent plus its name: a tree of ten thousand directories costs one
-    listing each, not a ``stat`` and a ``realpath`` per entry.
+    listing each, not a ``stat`` and a ``realpath`` per entry.  ``ignores``
+    are the ``.gitignore`` rules of the directories above (None: not read).
     """
     try:
         with os.scandir(directory) as listing:
@@ -124,17 +161,33 @@ def _walk(
     except OSError as error:
         problems.append(FileProblem(directory, 1, 1, "E902", error.strerror or "cannot read directory"))
         return
+    selection = selection_for(directory)
     if not top and selection.default_skips and any(e.name == "pyvenv.cfg" for e in entries):
         return  # a virtual environment
+    if ignores is not None:
+        ignores = ignores.entering(real_directory, [entry.name for entry in entries])
+    ignored = ignores.ignored if ignores is not None and selection.respect_gitignore else _nothing_ignored
     subdirectories: List[os.DirEntry[str]] = []
     for entry in entries:
         if _is_directory(entry):
-            if not _skipped_directory(entry, selection):
+            if not _skipped_directory(entry, selection) and not ignored(
+                os.path.join(real_directory, entry.name), True
+            ):
                 subdirectories.append(entry)
-        elif entry.name.endswith(".py") and not _excluded(entry.path, selection):
-            yield from _file(entry, real_directory, selection)
+        elif (
+            entry.name.endswith(".py")
+            and not _excluded(entry.path, selection)
+            and not ignored(os.path.join(real_directory, entry.name), False)
+        ):
+            yield from _file(entry, real_directory, selection_for)
     for entry in subdirectories:
-        yield from _walk(entry.path, os.path.join(real_directory, entry.name), selection, problems)
+        yield from _walk(
+            entry.path, os.path.join(real_directory, entry.name), selection_for, ignores, problems
+        )
+
+
+def _nothing_ignored(path: str, is_directory: bool) -> bool:
+    return False
 
 
 def _is_directory(entry: os.DirEntry[str]) -> bool:
@@ -145,7 +198,7 @@ def _is_directory(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def _file(entry: os.DirEntry[str], real_directory: str, selection: Selection) -> Iterator[_Found]:
+def _file(entry: os.DirEntry[str], real_directory: str, selection_for: SelectionFor) -> Iterator[_Found]:
     try:
         link = entry.is_symlink()
         regular = entry.is_file(follow_symlinks=False)
@@ -154,7 +207,7 @@ def _file(entry: os.DirEntry[str], real_directory: str, selection: Selection) ->
     if regular:
         yield entry.path, os.path.join(real_directory, entry.name)
     elif link:
-        yield from _expand(entry.path, selection)
+        yield from _expand(entry.path, selection_for, Budget())  # a file: no walk, no budget spent
     else:
         yield FileProblem(entry.path, 1, 1, "E902", NOT_REGULAR), os.path.join(
             real_directory, entry.name
@@ -178,17 +231,12 @@ def _skipped_by_default(entry: os.DirEntry[str]) -> bool:
 
 
 def _excluded(path: str, selection: Selection) -> bool:
-    """A glob without ``/`` matches a file or directory name; one with ``/``
-    matches the path or any trailing part of it (``app/migrations``)."""
-    if not selection.exclude:
-        return False
-    parts = os.path.normpath(path).split(os.sep)
-    for pattern in selection.exclude:
-        pattern = pattern.strip("/")
-        if "/" not in pattern:
-            if fnmatch.fnmatch(parts[-1], pattern):
-                return True
-            continue
-        if any(fnmatch.fnmatch("/".join(parts[i:]), pattern) for i in range(len(parts))):
-            return True
-    return False
+    """A file or directory met in a walk: a glob without ``/`` matches its
+    name, one with ``/`` its path below the glob's directory."""
+    return any(pattern.matches_entry(path) for pattern in selection.exclude)
+
+
+def _excluded_named(path: str, selection: Selection) -> bool:
+    """A path named explicitly, with ``--force-exclude``: it or a directory
+    holding it (below each glob's directory) is excluded."""
+    return any(pattern.matches(path) for pattern in selection.exclude)

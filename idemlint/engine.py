@@ -42,7 +42,7 @@ from idemlint.discovery import Selection, discover
 from idemlint.findings import FileProblem, Finding, Related, UnfollowedCall, merged, reach_suffix
 from idemlint.fixes import Edit, Fix
 from idemlint.reading import NO_OVERLAY, NOT_REGULAR, NotRegularFile, Overlay
-from idemlint.settings import DEFAULT_SETTINGS, Settings
+from idemlint.settings import DEFAULT_SETTINGS, Fixed, Settings, SettingsSource
 
 if TYPE_CHECKING:
     import ast
@@ -85,6 +85,8 @@ class LintResult:
     checked: Tuple[str, ...] = ()
     # The distinct call sites a budget cut (for ``--statistics``), sorted.
     unfollowed: Tuple[UnfollowedCall, ...] = ()
+    # What the front end shows once on stderr (a .gitignore that could not be used).
+    warnings: Tuple[str, ...] = ()
 
 
 def could_hold_tasks(source: Union[str, bytes], settings: Settings = DEFAULT_SETTINGS) -> bool:
@@ -94,10 +96,12 @@ def could_hold_tasks(source: Union[str, bytes], settings: Settings = DEFAULT_SET
         return any(literal in source for literal in text_literals) or any(
             pattern.search(source) for pattern in text_patterns
         )
-    literals, patterns = _byte_shapes(settings.task_decorators)
-    return any(literal in source for literal in literals) or any(
-        pattern.search(source) for pattern in patterns
-    )
+    return _bytes_could_hold_tasks(source, settings.task_decorators)
+
+
+def _bytes_could_hold_tasks(raw: bytes, task_decorators: Tuple[str, ...]) -> bool:
+    literals, patterns = _byte_shapes(task_decorators)
+    return any(literal in raw for literal in literals) or any(pattern.search(raw) for pattern in patterns)
 
 
 @lru_cache(maxsize=8)
@@ -144,7 +148,7 @@ Progress = Callable[[int, int], None]
 
 def lint_paths(
     paths: Iterable[str],
-    settings: Settings = DEFAULT_SETTINGS,
+    settings: Union[Settings, SettingsSource] = DEFAULT_SETTINGS,
     *,
     force_exclude: bool = False,
     project: Optional[str] = None,
@@ -170,19 +174,31 @@ def lint_paths(
     only the overlay holds (a new file not saved yet) is checked when
     ``paths`` names it.  The cache stays exact: its keys and dependencies
     are content hashes of the bytes analysed, the overlay's included.
+
+    ``settings`` applies to every file, or says which applies to each (a
+    :class:`~idemlint.settings.SettingsSource`, such as the nearest
+    ``pyproject.toml``'s, :class:`idemlint.config.Configurations`): a task
+    is analysed with its own file's settings (its decorators, catalogue,
+    rules), following calls into files under other settings all the same,
+    and each finding is reported or not as its own file's settings say
+    (``select``, ``ignore``, ``per-file-ignores``).  A configuration that
+    cannot be used raises :class:`idemlint.config.ConfigError` before
+    anything is analysed.
     """
     buffers = Overlay(overlay) if overlay else NO_OVERLAY
-    named, files, problems = _files_to_check(paths, settings, force_exclude, project, buffers)
-    remembered = cache.screens() if cache is not None and cache.ready() else None
-    candidates, read_problems, app_files, seen = _candidates(files, settings, remembered, buffers)
+    source = _source(settings)
+    named, files, problems, warnings = _files_to_check(paths, source, force_exclude, project, buffers)
+    decorators = _screened_decorators(files, source)
+    remembered = cache.screens(repr(decorators)) if cache is not None and cache.ready() else None
+    candidates, read_problems, app_files, seen = _candidates(files, decorators, remembered, buffers)
     if cache is not None and remembered is not None:
         from idemlint.screens import kept as screens_to_keep
 
         kept, changed = screens_to_keep(seen, remembered)
         if changed:
-            cache.put_screens(kept)
+            cache.put_screens(kept, repr(decorators))
     results = _results(
-        candidates, _ProjectFiles(files, app_files, buffers), settings, jobs, cache, progress or _no_progress
+        candidates, _ProjectFiles(files, app_files, buffers), source, jobs, cache, progress or _no_progress
     )
     reported = _ReportedFiles(named if project is not None else None)
     findings: List[Finding] = []
@@ -200,35 +216,57 @@ def lint_paths(
     # several files is one finding naming them all (in an order that does not
     # depend on the order of the files).
     return LintResult(
-        findings=tuple(f for f in merged(findings) if reported.holds_any(f)),
+        findings=tuple(f for f in merged(_reported_in_place(findings, source)) if reported.holds_any(f)),
         problems=tuple(sorted(problems)),
-        suppressed=tuple(merged(suppressed)),
+        suppressed=tuple(merged(_reported_in_place(suppressed, source))),
         checked=tuple(named),
         unfollowed=tuple(sorted(unfollowed)),
+        warnings=tuple(warnings),
     )
+
+
+def _source(settings: Union[Settings, SettingsSource]) -> SettingsSource:
+    return Fixed(settings) if isinstance(settings, Settings) else settings
+
+
+def _reported_in_place(findings: List[Finding], source: SettingsSource) -> List[Finding]:
+    """The findings the settings of their own files report: a task's
+    analysis, stored in the cache under its file's settings, may reach
+    files under other settings."""
+    return [f for f in findings if source.for_file(f.path).enabled(f.code, f.path)]
 
 
 def _files_to_check(
     paths: Iterable[str],
-    settings: Settings,
+    source: SettingsSource,
     force_exclude: bool,
     project: Optional[str],
     overlay: Overlay = NO_OVERLAY,
-) -> Tuple[List[str], List[str], List[FileProblem]]:
+) -> Tuple[List[str], List[str], List[FileProblem], List[str]]:
     """The files named (found under ``paths``), the files analysed (those,
-    or every file under ``project``), both in path order, and the paths
-    that could not be listed.  A path named that only ``overlay`` holds is
-    a file named."""
-    selection = Selection(
-        exclude=(settings.exclude or ()) + settings.extend_exclude,
-        default_skips=settings.exclude is None,
-        force_exclude=force_exclude,
-    )
+    or every file under ``project``), both in path order, the paths that
+    could not be listed, and the warnings of the walks.  A path named that
+    only ``overlay`` holds is a file named."""
+    # By identity, as _by_settings; each settings is kept with its
+    # selection, so that its id is not reused.
+    selections: Dict[int, Tuple[Settings, Selection]] = {}
+
+    def selection_for(directory: str) -> Selection:
+        settings = source.for_directory(directory)
+        if id(settings) not in selections:
+            selections[id(settings)] = settings, Selection(
+                exclude=settings.excludes(),
+                default_skips=settings.exclude is None,
+                respect_gitignore=settings.respect_gitignore,
+            )
+        return selections[id(settings)][1]
+
+    warnings: List[str] = []
     named: List[str] = []
     problems: List[FileProblem] = []
     paths = list(paths)
     unsaved = set(overlay.unsaved()).intersection(paths)
-    for item in discover([path for path in paths if path not in unsaved], selection):
+    for item in _discovered([path for path in paths if path not in unsaved], selection_for, force_exclude, warnings):
         if isinstance(item, FileProblem):
             problems.append(item)
         else:
@@ -236,9 +274,38 @@ def _files_to_check(
     named = _in_path_order(named + sorted(unsaved))
     files = named
     if project is not None:
-        found = [item for item in discover([project], selection) if isinstance(item, str)]
-        files = _in_path_order(found + sorted(unsaved))
-    return named, files, problems
+        found = _discovered([project], selection_for, False, warnings)
+        files = _in_path_order([item for item in found if isinstance(item, str)] + sorted(unsaved))
+    return named, files, problems, warnings
+
+
+def _discovered(
+    paths: Iterable[str], selection_for: Callable[[str], Selection], force_exclude: bool, warnings: List[str]
+) -> List[Union[str, FileProblem]]:
+    """What :func:`discover` finds; walked again without ``.gitignore`` when
+    the checked repository's ignore files would cost too much to apply."""
+    from idemlint.gitignore import TooCostly
+
+    paths = list(paths)
+    try:
+        return list(discover(paths, selection_for, force_exclude=force_exclude, warnings=warnings))
+    except TooCostly as error:
+        warnings.append(str(error))
+
+        def without_gitignore(directory: str) -> Selection:
+            return replace(selection_for(directory), respect_gitignore=False)
+
+        return list(discover(paths, without_gitignore, force_exclude=force_exclude, warnings=warnings))
+
+
+def _screened_decorators(files: Sequence[str], source: SettingsSource) -> Tuple[str, ...]:
+    """The task decorators the byte screen looks for: every configuration's
+    (a superset for each file: one its own settings do not make a task
+    costs a parse, and finds nothing)."""
+    found: Set[str] = set()
+    for settings, _ in _by_settings(files, source):
+        found.update(settings.task_decorators)
+    return tuple(sorted(found))
 
 
 def _in_path_order(files: List[str]) -> List[str]:
@@ -301,7 +368,7 @@ def _chunks(items: Sequence[_Candidate], workers: int) -> List[List[_Candidate]]
 def _results(
     candidates: List[_Candidate],
     files: "_ProjectFiles",
-    settings: Settings,
+    source: SettingsSource,
     jobs: Optional[int],
     cache: Optional["Cache"],
     progress: Progress,
@@ -311,44 +378,66 @@ def _results(
     if cache is not None and not cache.ready():
         cache = None  # the front end reports cache.warning
     try:
-        return _cached_or_analysed(candidates, files, settings, jobs, cache, progress)
+        return _cached_or_analysed(candidates, files, source, jobs, cache, progress)
     finally:
         if cache is not None:
             cache.close()
 
 
+def _by_settings(paths: Sequence[str], source: SettingsSource) -> List[Tuple[Settings, List[int]]]:
+    """The numbers of ``paths`` grouped by the settings of each file, in
+    the order each settings first applies (one group without a monorepo),
+    by identity: hashing settings hashes the whole catalogue."""
+    groups: Dict[int, Tuple[Settings, List[int]]] = {}
+    for number, path in enumerate(paths):
+        settings = source.for_file(path)
+        groups.setdefault(id(settings), (settings, []))[1].append(number)
+    return list(groups.values())
+
+
 def _cached_or_analysed(
     candidates: List[_Candidate],
     files: "_ProjectFiles",
-    settings: Settings,
+    source: SettingsSource,
     jobs: Optional[int],
     cache: Optional["Cache"],
     progress: Progress,
 ) -> List[_FileResult]:
-    from idemlint.cache import content_hash
+    """Each group of files under one settings is analysed with them (its own
+    projects, over every file of the run); each cache key holds the settings
+    its file was analysed with."""
+    from idemlint.cache import content_hash, fingerprint
 
     known = _Known(candidates, files.files, files.overlay)
+    groups = _by_settings([path for path, _ in candidates], source)
     # Which files may configure an app is part of every key: a file that
     # starts to (``app.Task = X`` added) was no dependency of any analysis.
     apps = "\0".join(files.app_files)
-    keys = [cache.key(path, f"{content_hash(raw)}\0{apps}") if cache else "" for path, raw in candidates]
+    keys = [""] * len(candidates)
+    if cache is not None:
+        for settings, numbers in groups:
+            applied = fingerprint(settings)
+            for number in numbers:
+                path, raw = candidates[number]
+                keys[number] = cache.key(path, f"{content_hash(raw)}\0{apps}\0{applied}")
     results: List[Optional[_FileResult]] = [
         _cached(cache, key, path, known) if cache else None
         for key, (path, _) in zip(keys, candidates)
     ]
-    missing = [index for index, result in enumerate(results) if result is None]
-    if not missing:
-        return [result for result in results if result is not None]
-    workers = _workers(jobs, len(missing))
-    chunks = _chunks([candidates[i] for i in missing], workers)
-    counted = _Counted(progress, len(candidates), len(candidates) - len(missing))
-    analysed = [
-        result for chunk in _analyse_chunks(chunks, files, settings, workers, counted.add) for result in chunk
-    ]
-    for index, result in zip(missing, analysed):
-        results[index] = result
-        if cache is not None:
-            cache.put(keys[index], _entry(result))
+    counted = _Counted(progress, len(candidates), sum(1 for result in results if result is not None))
+    for settings, numbers in groups:
+        missing = [number for number in numbers if results[number] is None]
+        if not missing:
+            continue
+        workers = _workers(jobs, len(missing))
+        chunks = _chunks([candidates[i] for i in missing], workers)
+        analysed = [
+            result for chunk in _analyse_chunks(chunks, files, settings, workers, counted.add) for result in chunk
+        ]
+        for index, result in zip(missing, analysed):
+            results[index] = result
+            if cache is not None:
+                cache.put(keys[index], _entry(result))
     if cache is not None:
         cache.prune()
     return [result for result in results if result is not None]
@@ -612,7 +701,7 @@ def _analysed(
             results.append(_FileResult((), (module,), lookups=tuple(dict.fromkeys(looked_up))))
             continue
         start = len(project.lookups)
-        found = _findings_of([module], project, settings, True, summaries, sub_tasks)
+        found = _findings_of([module], project, settings, True, summaries, sub_tasks, by_path=False)
         lookups = tuple(dict.fromkeys([*looked_up, *project.lookups[start:]]))
         results.append(
             _FileResult(found.findings, found.problems, found.suppressed, lookups, found.unfollowed)
@@ -671,7 +760,7 @@ def _may_configure_an_app(raw: bytes) -> bool:
 
 def _candidates(
     paths: Sequence[str],
-    settings: Settings,
+    task_decorators: Tuple[str, ...],
     remembered: Optional[Mapping[str, "Screened"]] = None,
     overlay: Overlay = NO_OVERLAY,
 ) -> Tuple[List[_Candidate], List[FileProblem], Tuple[str, ...], Dict[str, "Screened"]]:
@@ -697,10 +786,10 @@ def _candidates(
             problems.append(raw)
             continue
         if remembered is None:
-            screened = _screened(raw, settings)
+            screened = _screened(raw, task_decorators)
         else:
             digest = content_hash(raw)
-            screened = remembered.get(digest) or _screened(raw, settings)
+            screened = remembered.get(digest) or _screened(raw, task_decorators)
             seen[digest] = screened
         if screened.configures_app:
             app_files.append(path)
@@ -717,11 +806,11 @@ def _candidates(
     )
 
 
-def _screened(raw: bytes, settings: Settings) -> "Screened":
+def _screened(raw: bytes, task_decorators: Tuple[str, ...]) -> "Screened":
     """What the byte screen finds in one file's bytes."""
     from idemlint.screens import Screened
 
-    holds_tasks = could_hold_tasks(raw, settings)
+    holds_tasks = _bytes_could_hold_tasks(raw, task_decorators)
     return Screened(
         holds_tasks,
         _may_configure_an_app(raw),
@@ -862,11 +951,14 @@ def _findings_of(
     apply_noqa: bool,
     summaries: Optional["Summaries"] = None,
     sub_tasks: Optional["SubTasks"] = None,
+    by_path: bool = True,
 ) -> LintResult:
     """Run every rule over the tasks of ``modules``; locate what they report.
 
     ``summaries`` and ``sub_tasks`` let what one module's analysis walked
-    serve another's."""
+    serve another's.  ``by_path``: drop what ``per-file-ignores`` ignores
+    (:func:`lint_paths` does it after the cache, with each file's own
+    settings)."""
     from idemlint.analysis import Summaries
 
     summaries = summaries or Summaries()
@@ -877,7 +969,7 @@ def _findings_of(
         starts = _starts(aside, walked, problems)
         findings = _locate(reported, walked, problems, _related_places(reported, starts))
         unfollowed = _unfollowed_calls(cuts)
-    findings = [f for f in findings if settings.enabled(f.code, f.path)]
+    findings = [f for f in findings if settings.enabled(f.code, f.path if by_path else None)]
     suppressed: List[Finding] = []
     if apply_noqa:
         findings, suppressed = _without_suppressed(
@@ -1285,7 +1377,7 @@ class TaskListing:
 
 def list_tasks(
     paths: Iterable[str],
-    settings: Settings = DEFAULT_SETTINGS,
+    settings: Union[Settings, SettingsSource] = DEFAULT_SETTINGS,
     *,
     force_exclude: bool = False,
     project: Optional[str] = None,
@@ -1297,16 +1389,18 @@ def list_tasks(
     The same discovery, byte screen and project index as ``lint_paths``;
     nothing is traced, nothing cached.
     """
-    named, files, problems = _files_to_check(paths, settings, force_exclude, project)
-    candidates, read_problems, app_files, _ = _candidates(files, settings)
+    source = _source(settings)
+    named, files, problems, _ = _files_to_check(paths, source, force_exclude, project)
+    candidates, read_problems, app_files, _ = _candidates(files, _screened_decorators(files, source))
     reported = _ReportedFiles(named if project is not None else None)
     found: Dict[Tuple[str, int, str], TaskInfo] = {}
     file_problems = list(read_problems)
-    for chunk in _chunks(candidates, 1):
-        infos, chunk_problems = _tasks_in_chunk(chunk, _ProjectFiles(files, app_files), settings)
-        for info in infos:
-            found.setdefault((info.path, info.line, info.name), info)
-        file_problems += chunk_problems
+    for group, numbers in _by_settings([path for path, _ in candidates], source):
+        for chunk in _chunks([candidates[number] for number in numbers], 1):
+            infos, chunk_problems = _tasks_in_chunk(chunk, _ProjectFiles(files, app_files), group)
+            for info in infos:
+                found.setdefault((info.path, info.line, info.name), info)
+            file_problems += chunk_problems
     problems += [p for p in file_problems if reported.holds(p.path)]
     tasks = sorted((t for t in found.values() if reported.holds(t.path)), key=_task_order)
     return TaskListing(tasks=tuple(tasks), problems=tuple(sorted(problems)))

@@ -8,22 +8,22 @@ that cannot be parsed yields nothing (flake8 reports E999 itself), a bug
 in idemlint on one file yields one ``IDM900`` line, as the CLI prints it,
 and a configuration that cannot be used yields one ``IDM901`` line per file
 (where the CLI stops with that line): raising would end flake8's other
-checks too.
+checks too.  Each file gets the settings of its nearest ``pyproject.toml``
+with a ``[tool.idemlint]`` table, as in the CLI.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
-from dataclasses import replace
 from typing import Any, Iterator, Optional, Sequence, Tuple, Type
 
 from idemlint import __version__
-from idemlint.config import ConfigError, find_config, invalid_decorator_names, load_settings
+from idemlint.config import ConfigError, Configurations, Overrides, invalid_decorator_names
 from idemlint.escape import visible
 from idemlint.engine import INTERNAL_ERROR, LintResult, could_hold_tasks, internal_error, lint_source
 from idemlint.findings import Finding
-from idemlint.settings import DEFAULT_SETTINGS, Settings
+from idemlint.settings import Settings
 
 CONFIGURATION_ERROR = "IDM901"
 
@@ -31,9 +31,9 @@ CONFIGURATION_ERROR = "IDM901"
 class IdemlintChecker:
     name = "idemlint"
     version = __version__
-    settings: Settings = DEFAULT_SETTINGS
-    # The line every file reports instead of findings when the configuration
-    # cannot be used (None when it can).
+    configurations: Configurations = Configurations()
+    # The line every file reports instead of findings when the flake8
+    # options cannot be used (None when they can).
     configuration_problem: Optional[str] = None
 
     def __init__(self, tree: ast.AST, lines: Sequence[str], filename: str) -> None:
@@ -53,44 +53,46 @@ class IdemlintChecker:
 
     @classmethod
     def parse_options(cls, options: argparse.Namespace) -> None:
-        """Read ``[tool.idemlint]`` like the CLI; flake8's own options add to it.
+        """flake8's own options, added to each file's ``[tool.idemlint]``
+        (read like the CLI reads it, when a file first needs it).
 
-        Never raises: a configuration that cannot be used makes every file
-        report one line naming the file and the key, and nothing else from
-        idemlint (no run with half a configuration), while flake8's other
-        checks go on.
+        Never raises: options that cannot be used make every file report one
+        line naming the option, and nothing else from idemlint (no run with
+        half a configuration), while flake8's other checks go on.
         """
-        cls.settings, cls.configuration_problem = DEFAULT_SETTINGS, None
-        try:
-            configured = load_settings(find_config(["."]))
-            extra = tuple(getattr(options, "idemlint_task_decorators", None) or ())
-            invalid = invalid_decorator_names(extra)
-            if invalid:
-                raise ConfigError(
-                    f"flake8 option 'idemlint-task-decorators': {invalid[0]!r} is not a name "
-                    "or a dotted name"
-                )
-            cls.settings = replace(configured, task_decorators=configured.task_decorators + extra)
-        except ConfigError as error:
-            cls.configuration_problem = (
-                f"{CONFIGURATION_ERROR} invalid idemlint configuration: {error}; "
-                "idemlint checked nothing"
+        cls.configurations, cls.configuration_problem = Configurations(), None
+        extra = tuple(getattr(options, "idemlint_task_decorators", None) or ())
+        invalid = invalid_decorator_names(extra)
+        if invalid:
+            cls.configuration_problem = _configuration_problem(
+                f"flake8 option 'idemlint-task-decorators': {invalid[0]!r} is not a name or a dotted name"
             )
+        cls.configurations = Configurations(overrides=Overrides(task_decorators=extra))
+
+    def settings(self) -> Tuple[Optional[Settings], Optional[str]]:
+        """This file's settings, or the one line it reports instead of findings."""
+        if self.configuration_problem is not None:
+            return None, self.configuration_problem
+        try:
+            return self.configurations.for_file(self.filename), None
+        except ConfigError as error:  # reported on every file it applies to
+            return None, _configuration_problem(str(error))
         except Exception as error:  # a bug in reading it must not stop flake8 either
             problem = internal_error(".", "reading the configuration", error)
-            cls.configuration_problem = f"{problem.code} {problem.message}"
+            return None, f"{problem.code} {problem.message}"
 
     def run(self) -> Iterator[Tuple[int, int, str, Type["IdemlintChecker"]]]:
-        if self.configuration_problem is not None:
-            yield 1, 0, self.configuration_problem, type(self)
+        settings, unusable = self.settings()
+        if settings is None:
+            yield 1, 0, unusable or "", type(self)
             return
         source = "".join(self.lines)
-        if not could_hold_tasks(source, self.settings):
+        if not could_hold_tasks(source, settings):
             return
         try:
             # flake8 parsed these lines already: its tree spares us CPython's parse.
             tree = self.tree if isinstance(self.tree, ast.Module) else None
-            result = lint_source(source, self.filename, self.settings, apply_noqa=False, tree=tree)
+            result = lint_source(source, self.filename, settings, apply_noqa=False, tree=tree)
         except Exception as error:  # never break a flake8 run
             result = LintResult(problems=(internal_error(self.filename, "the flake8 plugin", error),))
         for finding in result.findings:
@@ -100,6 +102,10 @@ class IdemlintChecker:
         for problem in result.problems:
             if problem.code == INTERNAL_ERROR:  # not E999 or E902: flake8 reports those itself
                 yield problem.line, problem.column - 1, f"{problem.code} {visible(problem.message)}", type(self)
+
+
+def _configuration_problem(error: str) -> str:
+    return f"{CONFIGURATION_ERROR} invalid idemlint configuration: {error}; idemlint checked nothing"
 
 
 def _fix_note(finding: Finding) -> str:

@@ -4,7 +4,9 @@ Only comments that name idemlint codes are read: a bare ``# noqa`` or one
 naming other tools' codes may be meant for them.  A code the run does not
 check (``--ignore``, ``--select``) is not reported, since nothing could
 have used it.  Reported as ``IDM800``, a report-level code outside the rule
-registry.
+registry, which is selected like the rules' codes (as ruff's ``RUF100``
+must be): ``--select IDM002`` leaves it out, ``--select IDM002,IDM800``
+or ``--extend-select IDM800`` keeps it; each file's own settings decide.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import io
 import os
 import re
 import tokenize
-from typing import Iterator, List, Optional, Sequence, Tuple
+from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
 from idemlint.cache import content_hash
 from idemlint.engine import LintResult
@@ -24,18 +26,21 @@ from idemlint.reading import read_regular
 from idemlint.report.meta import UNUSED_NOQA
 from idemlint.report.source import source_lines
 from idemlint.rules import RULES
-from idemlint.settings import Settings
+from idemlint.settings import Fixed, Settings, SettingsSource
 
 IDEMLINT_PREFIX = "IDM"
 # Decided on the raw bytes: most files of a repository have no `# noqa: IDM...`
 # at all and are then neither decoded nor tokenized.
-_MAY_NAME_OUR_CODES = re.compile(rb"(?i:noqa)[^\n]*IDM")
+_MAY_NAME_OUR_CODES = re.compile(rb"(?i:noqa[^\n]*idm)")
 
 
-def unused_noqa(result: LintResult, settings: Settings) -> Tuple[Finding, ...]:
+def unused_noqa(result: LintResult, settings: Union[Settings, SettingsSource]) -> Tuple[Finding, ...]:
+    """The IDM800 findings of the files ``result`` checked, each under its own settings."""
+    source = Fixed(settings) if isinstance(settings, Settings) else settings
     found: List[Finding] = []
     for path in result.checked:
-        raw = _raw(path) if settings.enabled(UNUSED_NOQA.code, path) else None
+        applied = source.for_file(path)
+        raw = _raw(path) if applied.enabled(UNUSED_NOQA.code, path) else None
         if raw is None or _MAY_NAME_OUR_CODES.search(raw) is None:
             continue
         lines = source_lines(path)
@@ -49,7 +54,7 @@ def unused_noqa(result: LintResult, settings: Settings) -> Tuple[Finding, ...]:
             unused = [
                 code
                 for code in codes
-                if _checked(code, path, settings)
+                if _checked(code, path, applied)
                 and not any(
                     f.code.startswith(code) and noqa.same_logical_line(line, f.line)
                     for f in suppressed
@@ -59,6 +64,13 @@ def unused_noqa(result: LintResult, settings: Settings) -> Tuple[Finding, ...]:
                 fix = _removal(lines[line - 1], line, column, comment, unused, digest)
                 found.append(_finding(path, line, column, end_column, unused, fix))
     return tuple(found)
+
+
+def nothing_to_report(result: LintResult, source: SettingsSource) -> bool:
+    """Whether no checked file selects IDM800 (``--show-unused-noqa`` would be silently useless)."""
+    return bool(result.checked) and not any(
+        source.for_file(path).enabled(UNUSED_NOQA.code) for path in result.checked
+    )
 
 
 def _raw(path: str) -> Optional[bytes]:
@@ -79,7 +91,9 @@ def _noqa_comments(lines: Sequence[str]) -> Iterator[Tuple[int, int, int, List[s
             if match is None or not match.group("codes"):
                 continue
             listed = [c for c in re.split(r"[,\s]+", match.group("codes")) if c]
-            codes = [c for c in listed if c.startswith(IDEMLINT_PREFIX)]
+            # In any case: "idm002" names our code, and suppresses nothing
+            # (flake8 and ruff compare noqa codes case-sensitively).
+            codes = [c for c in listed if c.upper().startswith(IDEMLINT_PREFIX)]
             if codes:
                 line, column = token.start
                 yield line, column + 1, token.end[1] + 1, codes, token.string
@@ -88,7 +102,7 @@ def _noqa_comments(lines: Sequence[str]) -> Iterator[Tuple[int, int, int, List[s
 
 
 def _checked(code: str, path: str, settings: Settings) -> bool:
-    return any(rule.code.startswith(code) and settings.enabled(rule.code, path) for rule in RULES)
+    return any(rule.code.startswith(code.upper()) and settings.enabled(rule.code, path) for rule in RULES)
 
 
 def _removal(
@@ -130,6 +144,10 @@ def _finding(
     path: str, line: int, column: int, end_column: int, codes: List[str], fix: Optional[Fix] = None
 ) -> Finding:
     listed = ", ".join(codes)
+    message = f"unused `# noqa` for {listed}: no {listed} finding on this line to suppress"
+    miscased = [code for code in codes if code != code.upper()]
+    if miscased:
+        message += f" (`# noqa` codes are case-sensitive, as in flake8 and ruff: write {miscased[0].upper()})"
     return Finding(
         path=path,
         line=line,
@@ -138,7 +156,7 @@ def _finding(
         end_line=line,
         end_column=end_column,
         rule=UNUSED_NOQA.name,
-        message=f"unused `# noqa` for {listed}: no {listed} finding on this line to suppress",
+        message=message,
         why=UNUSED_NOQA.why,
         fix=UNUSED_NOQA.fix,
         task="",

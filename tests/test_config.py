@@ -14,7 +14,7 @@ import pytest
 from conftest import RunCli
 
 from idemlint.cli import main
-from idemlint.config import MAX_CONFIG_BYTES, ConfigError, find_config, load_settings
+from idemlint.config import MAX_CONFIG_BYTES, ConfigError, Configurations, load_settings
 
 IDEMLINT = shutil.which("idemlint", path=os.path.dirname(sys.executable)) or "idemlint"
 
@@ -132,9 +132,9 @@ def test_nearest_table_wins(tmp_path: pathlib.Path) -> None:
     inner = tmp_path / "service"
     inner.mkdir()
     (inner / "pyproject.toml").write_text("[project]\nname = 'service'\n")
-    assert find_config([str(inner)]) == str(tmp_path / "pyproject.toml")
+    assert Configurations().config_file(str(inner)) == str(tmp_path / "pyproject.toml")
     (inner / "pyproject.toml").write_text("[tool.idemlint]\n")
-    assert find_config([str(inner)]) == str(inner / "pyproject.toml")
+    assert Configurations().config_file(str(inner)) == str(inner / "pyproject.toml")
 
 
 @pytest.mark.parametrize(
@@ -143,7 +143,7 @@ def test_nearest_table_wins(tmp_path: pathlib.Path) -> None:
         ('bogus = 1', "unknown key 'bogus'"),
         ('select = "IDM002"', "'select' in [tool.idemlint] must be a list of strings"),
         ('ignore = ["E501"]', "'E501' is not an idemlint code"),
-        ('extend-select = ["idm002"]', "'idm002' is not an idemlint code"),
+        ('extend-select = ["idm999"]', "unknown code 'idm999'; did you mean 'IDM009'?"),
         ('per-file-ignores = ["tests/*"]', "'per-file-ignores' in [tool.idemlint] must be a table"),
         ('per-file-ignores = { "tests/*" = ["X1"] }', "'X1' is not an idemlint code"),
         ('exclude = "build"', "'exclude' in [tool.idemlint] must be a list of strings"),
@@ -362,9 +362,9 @@ def test_cli_task_decorator_option_is_checked(run_cli: RunCli, tmp_path: pathlib
     assert "'' is not a name or a dotted name" in err
 
 
-def test_find_config_reports_a_fifo_instead_of_blocking_on_it(tmp_path: pathlib.Path) -> None:
+def test_a_fifo_is_reported_instead_of_blocking_on_it(tmp_path: pathlib.Path) -> None:
     os.mkfifo(tmp_path / "pyproject.toml")
-    assert find_config([str(tmp_path)]) == str(tmp_path / "pyproject.toml")
+    assert Configurations().config_file(str(tmp_path)) == str(tmp_path / "pyproject.toml")
     with pytest.raises(ConfigError, match="a FIFO"):
         load_settings(str(tmp_path / "pyproject.toml"))
 
@@ -431,3 +431,84 @@ def test_per_file_ignores_with_many_stars_finish(run_cli: RunCli, tmp_path: path
     (deep / "tasks.py").write_text(BUGGY_TASK)
     status, out, _ = run_cli("check", "--no-cache", str(tmp_path))
     assert status == 1 and out.count(" IDM002 ") == 2
+
+
+# --------------------------------------------------------------------------
+# Where a mistake is: the file's line (found in its text) and the nearest
+# known spelling, in one line and exit 2.
+
+
+@pytest.mark.parametrize(
+    "text, line, message",
+    [
+        ('[project]\nname = "x"\n\n[tool.idemlint]\nselct = ["IDM002"]\n', 5,
+         "unknown key 'selct' in [tool.idemlint]; did you mean 'select'?"),
+        ('[tool.idemlint]\nselect = ["IDM"]\nper_file_ignores = {}\n', 3,
+         "unknown key 'per_file_ignores' in [tool.idemlint]; did you mean 'per-file-ignores'?"),
+        ('tool.idemlint.extend-exclde = ["x"]\n', 1,
+         "unknown key 'extend-exclde' in [tool.idemlint]; did you mean 'extend-exclude'?"),
+        ('[tool]\nidemlint = { ignroe = ["IDM004"] }\n', 2,
+         "unknown key 'ignroe' in [tool.idemlint]; did you mean 'ignore'?"),
+        ('[tool.idemlint]\nzzz = 1\n', 2, "unknown key 'zzz' in [tool.idemlint] (known: exclude, extend-exclude,"),
+        ('[tool.idemlint.side-effects]\nkeyabel = ["a.b"]\n', 2,
+         "unknown key 'keyabel' in [tool.idemlint.side-effects]; did you mean 'keyable'?"),
+        ('[tool.idemlint]\nignore = [\n    "IDM004",\n    "IDM0004",\n]\n', 4,
+         "'ignore' in [tool.idemlint]: 'IDM0004' is not an idemlint code or prefix (IDM, IDM00, IDM002); "
+         "did you mean 'IDM004'?"),
+        ('[tool.idemlint]\nselect = ["idm999"]\n', 2,
+         "'select' in [tool.idemlint]: unknown code 'idm999'; did you mean 'IDM009'?"),
+        ('[tool.idemlint.per-file-ignores]\n"tests/*" = ["IDM002"]\n"legacy/*" = ["IDM2"]\n', 3,
+         "'per-file-ignores' in [tool.idemlint], 'legacy/*': unknown code 'IDM2'; did you mean 'IDM002'?"),
+        ('[tool.idemlint]\nrespect-gitignore = "no"\n', 2,
+         "'respect-gitignore' in [tool.idemlint] must be true or false, not a string"),
+        ('[tool.idemlint]\n\n\ntask-decorators = ["ok", "not ok"]\n', 4,
+         "'task-decorators' in [tool.idemlint]: 'not ok' is not a name or a dotted name"),
+    ],
+)
+def test_a_mistake_is_reported_on_its_line_with_a_suggestion(
+    tmp_path: pathlib.Path, run_cli: RunCli, text: str, line: int, message: str
+) -> None:
+    project(tmp_path, text)
+    status, out, err = run_cli("check", "--no-cache", str(tmp_path))
+    assert (status, out) == (2, "")
+    assert err.startswith(f"Error: {tmp_path / 'pyproject.toml'}:{line}: {message}")
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("table", [
+    '[tool.idemlint]\nselect = ["idm002"]\n',
+    '[tool.idemlint]\nselect = ["Idm00"]\nignore = ["idm001"]\n',
+    '[tool.idemlint]\nper-file-ignores = { "app/other.py" = ["idm"] }\n',
+])
+def test_codes_in_any_case(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str], table: str) -> None:
+    project(tmp_path, table)
+    assert codes(tmp_path, capsys) == ["IDM002@10"]
+    settings = load_settings(str(tmp_path / "pyproject.toml"))
+    assert all(code == code.upper() for code in settings.select + settings.ignore)
+
+
+def test_paths_in_a_table_are_relative_to_its_directory(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project(tmp_path, '[tool.idemlint]\nextend-exclude = ["app/tasks.py"]\n')
+    (tmp_path / "nested" / "app").mkdir(parents=True)
+    (tmp_path / "nested" / "app" / "tasks.py").write_text(BUGGY_TASK)
+    monkeypatch.chdir(tmp_path / "nested")  # not where the table is
+    assert codes(tmp_path, capsys) == ["IDM002@10"]  # nested/app/tasks.py only
+    project(tmp_path, '[tool.idemlint]\nextend-exclude = ["tasks.py"]\n')  # a name: anywhere
+    assert codes(tmp_path, capsys) == []
+
+
+def test_the_cache_is_beside_the_configuration_of_the_common_directory(
+    tmp_path: pathlib.Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.idemlint]\n")
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "pyproject.toml").write_text("[tool.idemlint]\n")
+        (tmp_path / name / "tasks.py").write_text(BUGGY_TASK)
+    monkeypatch.chdir(tmp_path / "a")
+    run_cli("check", str(tmp_path / "a"), str(tmp_path / "b"))
+    assert [path.parent.name for path in tmp_path.rglob(".idemlint_cache")] == [tmp_path.name]
+    run_cli("check", str(tmp_path / "b"))
+    assert sorted(path.parent.name for path in tmp_path.rglob(".idemlint_cache")) == sorted([tmp_path.name, "b"])

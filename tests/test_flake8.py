@@ -237,7 +237,7 @@ def test_a_broken_configuration_is_one_line_per_file_in_every_flake8_worker(tmp_
     result = flake8("--select", "IDM", "--jobs", "2", *names, cwd=tmp_path)
     assert result.returncode == 1 and result.stderr == "", result.stderr
     assert sorted(result.stdout.splitlines()) == [
-        f"{name}:1:1: IDM901 invalid idemlint configuration: {tmp_path / 'pyproject.toml'}: "
+        f"{name}:1:1: IDM901 invalid idemlint configuration: {tmp_path / 'pyproject.toml'}:1: "
         "'tool' must be a table, not an integer; idemlint checked nothing"
         for name in names
     ]
@@ -254,11 +254,13 @@ def test_a_bug_in_reading_the_configuration_is_one_line_not_a_raise(
     def broken(path: object) -> None:
         raise RuntimeError("boom")
 
+    from idemlint import config
+
     checker = flake8_plugin.IdemlintChecker
     # parse_options sets class attributes: monkeypatch restores them afterwards.
-    monkeypatch.setattr(checker, "settings", checker.settings)
+    monkeypatch.setattr(checker, "configurations", checker.configurations)
     monkeypatch.setattr(checker, "configuration_problem", checker.configuration_problem)
-    monkeypatch.setattr(flake8_plugin, "load_settings", broken)
+    monkeypatch.setattr(config, "load_settings", broken)
     monkeypatch.chdir(tmp_path)
     checker.parse_options(argparse.Namespace())
     lines = list(checker(ast.parse(""), ["x = 1\n"], "x.py").run())

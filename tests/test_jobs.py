@@ -12,7 +12,7 @@ import pytest
 
 from idemlint import lint_paths
 from idemlint.cache import Cache
-from idemlint.settings import DEFAULT_SETTINGS
+from idemlint.settings import DEFAULT_SETTINGS, Fixed
 
 TESTS = pathlib.Path(__file__).parent
 
@@ -70,8 +70,8 @@ def _in_each_order(root: pathlib.Path) -> List[List[Tuple[str, int, str]]]:
     handed to it in path order and in reverse."""
     from idemlint import engine
 
-    named, files, _ = engine._files_to_check([str(root)], DEFAULT_SETTINGS, False, None)
-    candidates, _, app_files, _ = engine._candidates(files, DEFAULT_SETTINGS)
+    named, files, _, _ = engine._files_to_check([str(root)], Fixed(DEFAULT_SETTINGS), False, None)
+    candidates, _, app_files, _ = engine._candidates(files, DEFAULT_SETTINGS.task_decorators)
     project_files = engine._ProjectFiles(files, app_files)
     found = []
     for order in (candidates, candidates[::-1]):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -23,6 +24,7 @@ import yaml
 from readme import snippet
 
 from idemlint.urls import REPOSITORY
+from expectations import expectations
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -180,4 +182,30 @@ def test_the_readme_configuration_with_the_rev_autoupdate_writes(
     output = result.stdout + result.stderr
     assert result.returncode != 0, output
     assert "tasks.py:7:5: IDM002 `requests.post()` in task `notify_warehouse`" in output
+MONOREPO = REPO_ROOT / "tests" / "projects" / "monorepo"
+
+
+def test_hook_gives_each_package_of_a_monorepo_its_own_settings(
+    tmp_path: pathlib.Path, pre_commit_home: pathlib.Path
+) -> None:
+    # pre-commit passes the files of both packages at once: each file still
+    # gets its own pyproject.toml's settings, and billing's task is followed
+    # into notify's helper.
+    env = git_environment(pre_commit_home)
+    repository = tmp_path / "repo"
+    shutil.copytree(MONOREPO, repository)
+    for command in (["init", "-q"], ["add", "."], ["commit", "-q", "--no-verify", "-m", "monorepo"]):
+        subprocess.run(
+            ["git", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", *command],
+            cwd=repository, env=env, check=True, capture_output=True, timeout=60,
+        )
+    result = try_repo(repository, env)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    found = sorted(
+        (os.path.normpath(match["path"]), int(match["line"]), match["code"])
+        for match in re.finditer(r"^(?P<path>\S+?):(?P<line>\d+):\d+: (?P<code>IDM\d{3}) ", output, re.M)
+    )
+    expected = sorted((os.path.relpath(path, MONOREPO), line, code) for path, line, code in expectations(MONOREPO))
+    assert found == expected, output
     assert "Traceback" not in output

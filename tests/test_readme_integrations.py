@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import re
 import shlex
 import subprocess
 import sys
@@ -174,3 +175,16 @@ def test_ruff_keeps_idemlint_noqa_comments(tmp_path: pathlib.Path) -> None:
     # (and with --fix delete) a noqa code it considers unused.
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "IDM002" in (tmp_path / "tasks.py").read_text()
+
+
+def test_configuration_example(project: pathlib.Path) -> None:
+    from idemlint.config import _KEYS
+
+    text = snippet("configuration")
+    (project / "pyproject.toml").write_text(text)
+    completed = run([sys.executable, "-m", "idemlint", "check", "--show-settings", "tasks.py"], project)
+    assert completed.returncode == 0, completed.stderr
+    assert f"Configuration file: {project / 'pyproject.toml'}" in completed.stdout.splitlines()
+    # Every key the table accepts is in the example.
+    assert {key for key in _KEYS if not re.search(rf"^{re.escape(key)} = ", text, re.M)} <= {"side-effects"}
+    assert "[tool.idemlint.side-effects]" in text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pathlib
+from typing import List
 
 import pytest
 from conftest import RunCli
@@ -97,3 +98,50 @@ def test_an_upper_case_noqa_is_read_like_flake8_reads_it(
     status, out, _ = run_cli("check", "--show-unused-noqa", "tasks.py")
     assert [line.split()[1] for line in out.splitlines()] == ["IDM002", "IDM800"]
     assert out.splitlines()[1].startswith("tasks.py:7:")
+
+
+# IDM800 is selected like the rules' codes, as ruff's RUF100 is: --select
+# that leaves it out leaves the report out (and says so), --extend-select
+# or naming it keeps it.
+
+UNUSED = "tasks.py:7:53: IDM800 unused `# noqa` for IDM002: no IDM002 finding on this line to suppress\n"
+
+
+def test_select_that_leaves_idm800_out_reports_none_and_says_so(project: pathlib.Path, run_cli: RunCli) -> None:
+    write(project, post_comment="  # noqa: IDM002", get_comment="  # noqa: IDM002")
+    status, out, err = run_cli("check", "--show-unused-noqa", "--select", "IDM002", "tasks.py")
+    assert (status, out) == (0, "")
+    assert err == (
+        "idemlint: warning: --show-unused-noqa reports nothing: IDM800 is not selected "
+        "(add it: --extend-select IDM800)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [["--select", "IDM002,IDM800"], ["--select", "idm002", "--extend-select", "idm800"], ["--select", "IDM0,IDM8"]],
+)
+def test_selecting_idm800_keeps_the_report(project: pathlib.Path, run_cli: RunCli, options: List[str]) -> None:
+    write(project, post_comment="  # noqa: IDM002", get_comment="  # noqa: IDM002")
+    assert run_cli("check", "--show-unused-noqa", *options, "tasks.py") == (1, UNUSED, "")
+
+
+def test_each_files_configuration_selects_it(project: pathlib.Path, run_cli: RunCli) -> None:
+    write(project, post_comment="  # noqa: IDM002", get_comment="  # noqa: IDM002")
+    (project / "pyproject.toml").write_text('[tool.idemlint]\nselect = ["IDM002"]\n')
+    assert run_cli("check", "--show-unused-noqa", "--extend-select", "IDM800", "tasks.py") == (1, UNUSED, "")
+    (project / "pyproject.toml").write_text('[tool.idemlint]\nignore = ["IDM800"]\n')
+    status, out, err = run_cli("check", "--show-unused-noqa", "tasks.py")
+    assert (status, out) == (0, "") and "IDM800 is not selected" in err
+
+
+def test_a_lower_case_code_suppresses_nothing_and_is_pointed_out(project: pathlib.Path, run_cli: RunCli) -> None:
+    # As flake8 and ruff read it: noqa codes are case-sensitive.
+    write(project, post_comment="  # noqa: idm002")
+    status, out, _ = run_cli("check", "--show-unused-noqa", "tasks.py")
+    assert status == 1
+    assert [line.split(": ")[1].split()[0] for line in out.splitlines()] == ["IDM002", "IDM800"]
+    assert out.splitlines()[1].endswith(
+        "unused `# noqa` for idm002: no idm002 finding on this line to suppress "
+        "(`# noqa` codes are case-sensitive, as in flake8 and ruff: write IDM002)"
+    )

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from idemlint.cache import DIRECTORY_NAME, Cache
-from idemlint.config import ConfigError, find_config, load_settings
+from idemlint.config import ConfigError, Configurations
 from idemlint.engine import internal_error, lint_paths
 from idemlint.findings import FileProblem, Finding
 from idemlint.flake8_plugin import CONFIGURATION_ERROR
@@ -79,6 +79,14 @@ def analyse(buffers: Sequence[Buffer], roots: Sequence[str]) -> Report:
     return Report(checked, tuple(dict.fromkeys(messages)))
 
 
+def _unusable(error: ConfigError, members: List[Buffer], checked: Dict[str, Checked], messages: List[str]) -> None:
+    """A configuration that cannot be used: one IDM901 problem on each buffer."""
+    line = f"invalid idemlint configuration: {error}; idemlint checked nothing"
+    messages.append(line)
+    for buffer in members:
+        checked[buffer.uri] = Checked(buffer, problems=(FileProblem(buffer.path, 1, 1, CONFIGURATION_ERROR, line),))
+
+
 def root_of(path: str, roots: Sequence[str]) -> Optional[str]:
     """The innermost of ``roots`` that holds ``path``."""
     holding = [root for root in roots if path == root or path.startswith(root.rstrip(os.sep) + os.sep)]
@@ -110,15 +118,14 @@ def _check(
 ) -> None:
     """One engine run over ``paths``, configured from ``start`` up; each
     member buffer gets what was found in its file."""
+    # Each file under the nearest [tool.idemlint] above it, as the CLI reads
+    # them; read afresh on every run, so an edited pyproject.toml applies.
+    configurations = Configurations()
     try:
-        config = find_config([start])
-        settings = load_settings(config)
+        config = configurations.config_file(start)
+        settings = configurations.for_directory(start)
     except ConfigError as error:
-        line = f"invalid idemlint configuration: {error}; idemlint checked nothing"
-        messages.append(line)
-        for buffer in members:
-            problem = FileProblem(buffer.path, 1, 1, CONFIGURATION_ERROR, line)
-            checked[buffer.uri] = Checked(buffer, problems=(problem,))
+        _unusable(error, members, checked, messages)
         return
     except Exception as error:  # a bug in reading it: reported, never raised
         _failed(members, "reading the configuration", error, checked)
@@ -128,7 +135,10 @@ def _check(
         home = os.path.dirname(os.path.abspath(config)) if config else start
         cache = Cache(os.path.join(home, DIRECTORY_NAME), settings)
     try:
-        result = lint_paths(paths, settings, jobs=JOBS, cache=cache, overlay=overlay)
+        result = lint_paths(paths, configurations, jobs=JOBS, cache=cache, overlay=overlay)
+    except ConfigError as error:  # a configuration further down the folder
+        _unusable(error, members, checked, messages)
+        return
     except Exception as error:  # the engine isolates files; this is a bug outside any
         _failed(members, "the language server", error, checked)
         return
