@@ -57,6 +57,8 @@ if TYPE_CHECKING:
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
+# The name of the text read from stdin (path '-') when --stdin-filename gives none.
+STDIN_NAME = "stdin.py"
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a process Ctrl-C stopped
 
 # A word after a "pattern:" of --per-file-ignores that is a code, not the next pattern (as flake8 reads it).
@@ -359,6 +361,12 @@ def cli() -> None:
     show_default=True,
     help="Colour the text and review formats: auto colours a terminal unless NO_COLOR is set.",
 )
+@click.option(
+    "--stdin-filename",
+    metavar="PATH",
+    help="With PATH '-': the name of the file read from stdin, where it is reported, whose "
+    "configuration applies and around which the project is resolved (default: stdin.py).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print the report and nothing else (no summary line).")
 @click.option(
     "-v",
@@ -398,12 +406,24 @@ def check(
     exit_non_zero_on_fix: bool,
     exit_zero: bool,
     color: str,
+    stdin_filename: Optional[str],
     quiet: bool,
     verbose: bool,
 ) -> int:
-    """Check PATHS (files or directories; default: the current directory)."""
+    """Check PATHS (files or directories; default: the current directory;
+    ``-``: the text on stdin, as the file ``--stdin-filename`` names)."""
     started = time.perf_counter()
     paths = paths or (".",)
+    overlay: Dict[str, bytes] = {}
+    if "-" in paths:
+        if len(paths) > 1:
+            raise click.UsageError("'-' (stdin) must be the only path")
+        if fix or fix_diff or diff_revision is not None:
+            raise click.UsageError("--fix, --fix-diff and --diff cannot be used with '-' (stdin)")
+        paths = (stdin_filename or STDIN_NAME,)
+        overlay[paths[0]] = sys.stdin.buffer.read()
+    elif stdin_filename is not None:
+        raise click.UsageError("--stdin-filename names the text read with the path '-'")
     if quiet and verbose:
         raise click.UsageError("--quiet and --verbose cannot be used together")
     if baseline_path and write_baseline_path:
@@ -430,6 +450,10 @@ def check(
         respect_gitignore=respect_gitignore,
     )
     configurations = _configurations(paths, config_path, overrides)
+    if overlay and project_root is None:
+        # The text is one file of its project: resolved around it, as the hook's --project is.
+        config = _configured(lambda: configurations.config_file(os.path.dirname(os.path.abspath(paths[0]))))
+        project_root = _as_given(os.path.dirname(os.path.abspath(config))) if config else "."
     if show_settings:
         from idemlint.show_settings import render_settings
 
@@ -462,6 +486,7 @@ def check(
                     jobs=jobs,
                     cache=cache,
                     progress=bar.update if bar is not None else None,
+                    overlay=overlay or None,
                 )
             )
         finally:
@@ -525,6 +550,13 @@ def check(
 # How many times --fix applies fixes and analyses again: a fix may let
 # another be made (two that overlapped), never more than a few times.
 MAX_FIX_ROUNDS = 4
+
+
+def _as_given(directory: str) -> str:
+    """``directory`` relative to the current one when it is under it, so that
+    paths are reported as the user's others are."""
+    relative = os.path.relpath(directory)
+    return directory if relative.startswith(os.pardir) else relative
 
 
 def _fixable(result: LintResult, unsafe: bool, skipped: Set[str]) -> Dict[str, List[Fix]]:
