@@ -414,18 +414,29 @@ def check(
     ``-``: the text on stdin, as the file ``--stdin-filename`` names)."""
     started = time.perf_counter()
     paths = paths or (".",)
+    if quiet and verbose:
+        raise click.UsageError("--quiet and --verbose cannot be used together")
     overlay: Dict[str, bytes] = {}
     if "-" in paths:
         if len(paths) > 1:
             raise click.UsageError("'-' (stdin) must be the only path")
-        if fix or fix_diff or diff_revision is not None:
-            raise click.UsageError("--fix, --fix-diff and --diff cannot be used with '-' (stdin)")
+        # These read the file from disk again, which is not the text checked.
+        if fix or fix_diff or diff_revision is not None or baseline_path or write_baseline_path or show_unused_noqa:
+            raise click.UsageError(
+                "--fix, --fix-diff, --diff, --baseline, --write-baseline and --show-unused-noqa "
+                "cannot be used with '-' (stdin)"
+            )
+        if show_settings:
+            raise click.UsageError("'-' (stdin) checks text: --show-settings names a path")
         paths = (stdin_filename or STDIN_NAME,)
-        overlay[paths[0]] = sys.stdin.buffer.read()
+        if os.path.isdir(paths[0]):
+            raise click.UsageError(f"--stdin-filename {visible(paths[0])!r} is a directory")
+        try:
+            overlay[paths[0]] = sys.stdin.buffer.read()
+        except (AttributeError, OSError, ValueError) as error:  # stdin closed or not readable
+            raise click.UsageError(f"cannot read stdin: {error}") from None
     elif stdin_filename is not None:
         raise click.UsageError("--stdin-filename names the text read with the path '-'")
-    if quiet and verbose:
-        raise click.UsageError("--quiet and --verbose cannot be used together")
     if baseline_path and write_baseline_path:
         raise click.UsageError("--baseline and --write-baseline cannot be used together")
     if fix and fix_diff:
@@ -576,7 +587,9 @@ def _summarise(result: LintResult, verbose: bool, seconds: float, presentation: 
     if verbose:
         count = len(result.checked)
         click.echo(f"Checked {count} file{'s' if count != 1 else ''} in {seconds:.2f}s.", err=True)
-    click.echo(summary(len(result.findings), files, safe, unsafe, presentation), err=True, color=presentation.colour)
+    problems = len({problem.path for problem in result.problems})
+    line = summary(len(result.findings), files, safe, unsafe, presentation, problems)
+    click.echo(line, err=True, color=presentation.colour)
 
 
 def _apply_fixes(
@@ -618,6 +631,10 @@ def _print_fix_diff(result: LintResult, unsafe: bool, exit_zero: bool, quiet: bo
         click.echo(unified_diff(path, planned.before, planned.after), nl=False)
     if not quiet:
         click.echo(f"Would fix {would} finding{'s' if would != 1 else ''}.", err=True)
+    for problem in result.problems:  # files it could not analyse: nothing to fix there is not nothing wrong
+        click.echo(line_for(problem), err=True)
+    if result.problems and not exit_zero:
+        click.get_current_context().exit(EXIT_ERROR)
     if would and not exit_zero:
         click.get_current_context().exit(EXIT_FINDINGS)
     return EXIT_CLEAN

@@ -274,8 +274,11 @@ def _files_to_check(
     named = _in_path_order(named + sorted(unsaved))
     files = named
     if project is not None:
-        found = _discovered([project], selection_for, False, warnings)
-        files = _in_path_order([item for item in found if isinstance(item, str)] + sorted(unsaved))
+        found = [item for item in _discovered([project], selection_for, False, warnings) if isinstance(item, str)]
+        # A file named that the walk leaves out (excluded, ignored, outside
+        # ``project``) is still checked, as it is without ``project``.
+        walked = {os.path.realpath(path) for path in found}
+        files = _in_path_order(found + [path for path in named if os.path.realpath(path) not in walked])
     return named, files, problems, warnings
 
 
@@ -699,6 +702,7 @@ def _analysed(
     for module, looked_up in zip(loaded, load_lookups):
         if isinstance(module, FileProblem):
             results.append(_FileResult((), (module,), lookups=tuple(dict.fromkeys(looked_up))))
+            analysed(1)
             continue
         start = len(project.lookups)
         found = _findings_of([module], project, settings, True, summaries, sub_tasks, by_path=False)

@@ -196,13 +196,29 @@ def plan(path: str, fixes: Sequence[Fix]) -> FileFixes:
     taken: List[Fix] = []
     for fix in sorted(fixes, key=lambda f: min(f.edits)):
         try:
-            fixed_text(body, [*taken, fix])
+            made = fixed_text(body, [*taken, fix])
         except FixConflict:
+            continue
+        if not _parses(made):  # a last line of defence: a fix never writes broken code
             continue
         taken.append(fix)
     if not taken and fixes:
         return FileFixes(path, before, before, 0, "not fixed: the fixes do not fit the file as it is")
     return FileFixes(path, before, mark + fixed_text(body, taken), len(taken))
+
+
+def _parses(text: str) -> bool:
+    """Whether the running Python parses ``text``."""
+    import ast
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, "<fixed>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def write(planned: FileFixes) -> Optional[str]:

@@ -91,11 +91,23 @@ def test_without_a_name_the_text_is_stdin_py(tmp_path: pathlib.Path) -> None:
     [
         (("-", "other.py"), "'-' (stdin) must be the only path"),
         (("--stdin-filename", "x.py", "."), "--stdin-filename names the text read with the path '-'"),
-        (("--fix", "-"), "--fix, --fix-diff and --diff cannot be used with '-' (stdin)"),
-        (("--fix-diff", "-"), "--fix, --fix-diff and --diff cannot be used with '-' (stdin)"),
+        (("--fix", "-"), "cannot be used with '-' (stdin)"),
+        (("--fix-diff", "-"), "cannot be used with '-' (stdin)"),
+        (("--write-baseline", "b.json", "-"), "cannot be used with '-' (stdin)"),
+        (("--show-unused-noqa", "-"), "cannot be used with '-' (stdin)"),
+        (("--stdin-filename", "shop", "-"), "--stdin-filename 'shop' is a directory"),
     ],
 )
 def test_what_stdin_cannot_be_used_with(project: pathlib.Path, args: Tuple[str, ...], message: str) -> None:
     status, _, err = check(project, IN_THE_EDITOR, *args)
     assert status == 2
     assert message in err
+
+
+def test_a_name_the_project_walk_leaves_out_is_still_checked(project: pathlib.Path) -> None:
+    (project / ".gitignore").write_text("generated/\n", "utf-8")
+    (project / "generated").mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True, timeout=60)
+    status, out, _ = check(project, IN_THE_EDITOR, "-", "--stdin-filename", "generated/tasks.py")
+    assert status == 1
+    assert "generated/tasks.py:10:5: IDM002 " in out

@@ -224,3 +224,27 @@ def test_the_engine_reports_progress_as_task_files_are_done(tmp_path: pathlib.Pa
     lint_paths([str(tmp_path)], jobs=jobs, progress=lambda done, total: seen.append((done, total)))
     assert seen[0] == (0, 3) and seen[-1] == (3, 3)
     assert [done for done, _ in seen] == sorted(done for done, _ in seen)
+
+
+def test_the_summary_counts_files_that_could_not_be_analysed(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "broken.py").write_text("from celery import shared_task\n@shared_task\ndef f(:\n", "utf-8")
+    status, _, err = piped(tmp_path, "check", "--no-cache", "-v", "broken.py")
+    assert status == 2
+    assert err.splitlines()[-1] == "1 file could not be analysed."
+    assert summary(2, 1, 0, 0, problems=2) == "Found 2 findings in 1 file. 2 files could not be analysed."
+
+
+def test_progress_reaches_the_total_when_a_file_cannot_be_parsed(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "tasks.py").write_text(TASK, "utf-8")
+    (tmp_path / "broken.py").write_text("from celery import shared_task\n@shared_task\ndef f(:\n", "utf-8")
+    seen: List[Tuple[int, int]] = []
+    lint_paths([str(tmp_path)], jobs=1, progress=lambda done, total: seen.append((done, total)))
+    assert seen[-1] == (seen[-1][1], seen[-1][1])
+
+
+def test_fix_diff_reports_a_file_it_could_not_analyse(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "broken.py").write_text("from celery import shared_task\n@shared_task\ndef f(:\n", "utf-8")
+    status, out, err = piped(tmp_path, "check", "--no-cache", "--fix-diff", "broken.py")
+    assert (status, out) == (2, "")
+    assert "broken.py:3:" in err and " E999 " in err
+    assert piped(tmp_path, "check", "--no-cache", "--fix-diff", "--exit-zero", "broken.py")[0] == 0

@@ -79,11 +79,15 @@ def _is_terminal(stream: IO[str]) -> bool:
         return False
 
 
-def summary(findings: int, files: int, safe: int, unsafe: int, presentation: Presentation = PLAIN) -> str:
+def summary(
+    findings: int, files: int, safe: int, unsafe: int, presentation: Presentation = PLAIN, problems: int = 0
+) -> str:
     """``Found 12 findings in 4 files (3 fixable with `idemlint check --fix`).``,
-    or ``All checks passed!`` (ruff's words for a clean run)."""
+    ``All checks passed!`` (ruff's words for a clean run), and the files that
+    could not be analysed, if any."""
+    unanalysed = f"{problems} file{'s' if problems != 1 else ''} could not be analysed."
     if not findings:
-        return "All checks passed!"
+        return unanalysed if problems else "All checks passed!"
     found = presentation.paint(f"{findings} finding{'s' if findings != 1 else ''}", "count")
     text = f"Found {found} in {files} file{'s' if files != 1 else ''}"
     notes = []
@@ -92,7 +96,7 @@ def summary(findings: int, files: int, safe: int, unsafe: int, presentation: Pre
     if unsafe:
         more = "more " if safe else ""
         notes.append(f"{unsafe} {more}with `--fix --unsafe-fixes`")
-    return text + (f" ({'; '.join(notes)})" if notes else "") + "."
+    return text + (f" ({'; '.join(notes)})" if notes else "") + "." + (f" {unanalysed}" if problems else "")
 
 
 class ProgressBar:

@@ -4,18 +4,18 @@ rule then offers no fix, and the finding stays."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import List, Optional, Sequence
 
 import libcst as cst
 
-from idemlint.rules.base import NodeEdit
+from idemlint.rules.base import NodeEdit, SuggestedFix, Violation
 
 # Calls that only spell a random value as text (``str(uuid4())``) or its
 # attributes and methods that do (``uuid4().hex``, ``os.urandom(8).hex()``):
 # the random part of a key is the value with these around it.
 _SPELLING_CALLS = frozenset({"str", "repr", "format"})
 _SPELLING_ATTRIBUTES = frozenset({"hex", "int", "urn"})
-_STRINGS = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
 
 
 def ends_its_line(arg: cst.CSTNode) -> bool:
@@ -37,8 +37,8 @@ def keyword_appended(call: cst.Call, code: str) -> Optional[NodeEdit]:
     if not call.args or any(arg.star for arg in call.args):
         return None
     last = call.args[-1]
-    if getattr(last.value, "lpar", None):
-        return None
+    if getattr(last.value, "lpar", None) or isinstance(last.value, cst.GeneratorExp):
+        return None  # text after it would go inside its brackets, or after a bare generator
     if _starts_its_line(call, len(call.args) - 1) and ends_its_line(last):
         return NodeEdit(last, f"{code},", "next_line")
     return NodeEdit(last.value, f", {code}", "after")
@@ -78,13 +78,26 @@ def random_part_replaced(
     parent = path[index - 1]
     if isinstance(parent, cst.FormattedStringExpression):
         return NodeEdit(parent, placeholders)
+    if any(isinstance(node, cst.FormattedString) for node in path[:index]):
+        return None  # an f-string inside an f-string's quotes needs Python 3.12
     text = f'f"{placeholders}"'
     if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Add):
         other = parent.right if parent.left is random else parent.left
-        return NodeEdit(random, text) if isinstance(other, _STRINGS) else None
+        return NodeEdit(random, text) if _is_text(other) else None
     if _positional(parent) and index >= 2 and _is_format_call(path[index - 2]):
         return NodeEdit(random, text)
     return None
+
+
+def _is_text(node: cst.CSTNode) -> bool:
+    """A str literal (an f-string, or a string literal not of bytes)."""
+    if isinstance(node, cst.FormattedString):
+        return True
+    if isinstance(node, cst.SimpleString):
+        return "b" not in node.prefix.lower()
+    if isinstance(node, cst.ConcatenatedString):
+        return _is_text(node.left) and _is_text(node.right)
+    return False
 
 
 def _starts_its_line(call: cst.Call, position: int) -> bool:
@@ -150,3 +163,29 @@ def names_in(node: cst.CSTNode) -> Sequence[str]:
         if not (isinstance(node, cst.Attribute) and child is node.attr):
             found.extend(names_in(child))
     return found
+
+
+_LOOPS = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def in_a_loop(function: cst.FunctionDef, node: cst.CSTNode) -> bool:
+    """Whether ``node`` runs in a loop or a comprehension of ``function``
+    (a key made there is the same on every pass)."""
+    path = _path_to(function.body, node)
+    return path is not None and any(isinstance(step, _LOOPS) for step in path[:-1])
+
+
+def without_shared_keys(violations: List[Violation]) -> List[Violation]:
+    """The violations of one task, with no fix where two fixes would write
+    the same text: two calls sharing a key is what a provider rejects, or
+    takes for one."""
+    written = [_written(violation.fix) for violation in violations]
+    shared = {text for text in written if text is not None and written.count(text) > 1}
+    return [
+        replace(violation, fix=None) if text in shared else violation
+        for violation, text in zip(violations, written)
+    ]
+
+
+def _written(fix: Optional[SuggestedFix]) -> Optional[str]:
+    return None if fix is None else "\0".join(edit.text for edit in fix.edits)

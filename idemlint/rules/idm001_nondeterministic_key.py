@@ -12,7 +12,7 @@ from idemlint.analysis import Event, FunctionScope, Trace, call_label
 from idemlint.effects import Knowledge, KeySink
 from idemlint.fixes import UNSAFE
 from idemlint.rules.base import SuggestedFix, TaskRule, Violation, where
-from idemlint.rules.edits import names_in, random_part_replaced
+from idemlint.rules.edits import in_a_loop, names_in, random_part_replaced, without_shared_keys
 from idemlint.unit_of_work import identifying_arguments, key_placeholders, work_key
 
 _STRING_METHODS = frozenset({"format", "join", "encode", "replace", "lower", "upper"})
@@ -85,12 +85,18 @@ def charge_order(order_id):
         "that two different jobs never share it. Not offered for a time "
         "(`datetime.now()` may name the period the work belongs to), for a key that "
         "already reads one of the task's parameters (the random part was added on "
-        "purpose), in a helper (its callers may do other work), for a key variable "
-        "assigned more than once, for a random value used other than spelled as text "
-        "(hashed, sliced), nor when no argument identifies the work."
+        "purpose), in a helper (its callers may do other work), in a loop or a "
+        "comprehension (every pass would share the key), for a key variable assigned "
+        "more than once or read anywhere else (a lock's token must stay random), for a "
+        "random value used other than spelled as text (hashed, sliced, bytes, inside an "
+        "f-string's expression), where two fixes in the task would write the same key, "
+        "nor when no argument identifies the work (one that defaults to `None` does not)."
     )
 
     def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
+        return iter(without_shared_keys(list(self._violations(trace, knowledge))))
+
+    def _violations(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
         flow = _Flow()
         reported: Dict[int, bool] = {}
         for event in trace.events:
@@ -124,9 +130,15 @@ def _key_from_arguments(
     placeholders, whole = key_placeholders(trace.task), work_key(trace.task)
     if placeholders is None or whole is None:
         return None
-    expression = flow.only_value(sink.expression, scope) or sink.expression
-    if set(names_in(expression)) & set(scope.parameters):
+    assigned = flow.only_value(sink.expression, scope)
+    expression = assigned or sink.expression
+    if set(names_in(expression)) & set(scope.parameters) or in_a_loop(scope.function, source):
         return None
+    if assigned is not None and isinstance(sink.expression, cst.Name):
+        # Assigned once and read once, as this key: a variable read elsewhere
+        # (a lock's token too) would change there as well.
+        if names_in(scope.function.body).count(sink.expression.value) != 2:
+            return None
     edit = random_part_replaced(expression, source, whole, placeholders)
     if edit is None:
         return None

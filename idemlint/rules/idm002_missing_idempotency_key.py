@@ -13,8 +13,8 @@ from idemlint.fixes import UNSAFE
 from idemlint.guards import Guards
 from idemlint.names import argument
 from idemlint.rules.base import NodeEdit, SuggestedFix, TaskRule, Violation, where
-from idemlint.rules.edits import entry_added, keyword_appended
-from idemlint.unit_of_work import identifying_arguments, work_key
+from idemlint.rules.edits import entry_added, in_a_loop, keyword_appended, without_shared_keys
+from idemlint.unit_of_work import identifying_arguments, operation_of, work_key
 
 
 class MissingIdempotencyKey(TaskRule):
@@ -89,22 +89,29 @@ def charge_order(order_id):
 
     fix_availability = (
         "Sometimes, unsafe (`--fix --unsafe-fixes`), for a call in the task's own "
-        "body: a key built from the task's arguments whose names say they identify "
-        "the work (`f\"charge-order-{order_id}\"`; `order_id`, `pk`, `invoice_uuid`, "
-        "`slug`) is passed as the SDK takes one, by the keyword the catalogue names "
+        "body: a key built from the task's name, the operation and the task's "
+        "arguments whose names say they identify the work "
+        "(`f\"charge-order-charge-create-{order_id}\"`; `order_id`, `pk`, `invoice_uuid`, "
+        "`slug`, not one that defaults to `None`), so that two calls of one task never "
+        "share it, is passed as the SDK takes one, by the keyword the catalogue names "
         "(`idempotency_key=` for Stripe, YooKassa, Adyen, Checkout.com and Mollie, "
         "`dedup_key=` for PagerDuty, `message_id=` for Segment) or in place of the "
         "`None` passed for it; an HTTP request gets an `Idempotency-Key` header, "
         "as `headers=` or as an entry of the `headers=` dict literal it passes. "
         "Unsafe because the key now repeats on purpose: check that the arguments "
         "name one unit of work, and for HTTP that the server honours the header. "
-        "Not offered in a helper (its callers may do other work), when no argument "
+        "Not offered in a helper (its callers may do other work), in a loop or a "
+        "comprehension (every pass would send the same key), where two calls of the "
+        "task would get the same key, after a bare generator argument, when no argument "
         "identifies the work, where the arguments are splatted or the headers are "
         "a variable, nor for an API whose key the catalogue cannot pass as a keyword "
         "(StripeClient's options, Square's two SDKs, request objects)."
     )
 
     def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
+        return iter(without_shared_keys(list(self._violations(trace, knowledge))))
+
+    def _violations(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
         for event in trace.calls():
             effect = knowledge.keyable_effect(event)
             if effect is None or knowledge.has_idempotency_key(event, effect):
@@ -134,9 +141,11 @@ def _key_passed(event: Event, effect: catalog.KeyableEffect, trace: Trace) -> Op
     (its key keyword; an ``Idempotency-Key`` header for HTTP), by a call in
     the task's own body: a helper's callers may do other work."""
     call = event.node
-    key = work_key(trace.task)
+    key = work_key(trace.task, operation_of(event.callee))
     if not isinstance(call, cst.Call) or not event.scope.is_task or key is None:
         return None
+    if in_a_loop(event.scope.function, call):
+        return None  # every pass would send the same key
     names = ", ".join(f"`{name}`" for name in identifying_arguments(trace.task))
     if effect.url_position is not None:
         edit = _header_added(call, effect, key)

@@ -26,7 +26,6 @@ _CLOCKS: Tuple[str, ...] = (
 )
 _LOOKUPS = frozenset({"get", "aget", "hget"})
 _ALNUM = re.compile(r"[A-Za-z0-9]")
-_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float, cst.Name)
 
 Origin = Tuple[str, str]
 
@@ -122,10 +121,12 @@ def rebuild_report(report_id):
         "a Lua script that deletes the key only while it still holds the token, as "
         "redis-py's `Lock.release()` does. Unsafe because a release that finds another "
         "holder's token now leaves the key alone (it expires with its TTL). Not offered "
-        "when the stored value is a literal or another name (every holder would store "
-        "it, so checking it proves nothing), in a helper (the token is not in its "
+        "when the stored value is a literal, a parameter or made from the arguments "
+        "(another worker on the same work would store it too, so checking it proves nothing), in a helper (the token is not in its "
         "scope), through another client or a pipeline, or for the other shapes this "
-        "rule reports. A `get()` comparison before the delete is left in place."
+        "rule reports. The token must be a variable of the task assigned once, from a "
+        "random value (`uuid4().hex`) or the task's `request.id`, and the key must not be "
+        "assigned again before the release. A `get()` comparison before the delete is left in place."
     )
 
     def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
@@ -247,6 +248,8 @@ def _compare_and_delete(
             continue
         if source_text(token.key) != key_text or not keys.is_holder_token(token.value, event.scope):
             continue
+        if not keys.assigned_once(key, event.scope):
+            continue
         assert isinstance(token.value, cst.Name)
         script = repr(catalog.COMPARE_AND_DELETE_SCRIPT)
         code = f"{client}.eval({script}, 1, {key_text}, {token.value.value})"
@@ -277,14 +280,25 @@ class _KeyOrigins:
                     )
 
     def is_holder_token(self, node: cst.BaseExpression, scope: FunctionScope) -> bool:
-        """A parameter, or a local variable never given a literal: a value
-        the holder may have made its own (``token = uuid4().hex``)."""
+        """A local variable assigned once, from a value the holder made its
+        own: a random one (``uuid4().hex``) or the task's request id.  A
+        literal, a parameter or a value made from the arguments is what
+        another worker on the same work would store too."""
         if not isinstance(node, cst.Name):
             return False
-        values = self.values.get((id(scope), node.value))
-        if not values:
-            return node.value in scope.parameters
-        return not any(isinstance(value, _LITERALS) for value, _ in values)
+        values = self.values.get((id(scope), node.value), [])
+        if len(values) != 1:
+            return False
+        value, value_scope = values[0]
+        return any(
+            (isinstance(part, cst.Call) and catalog.matches_any(catalog.RANDOM_SOURCES, value_scope.resolver.resolve(part.func)))
+            or (isinstance(part, cst.Attribute) and source_text(part).endswith("request.id"))
+            for part in _nodes(value)
+        )
+
+    def assigned_once(self, node: cst.BaseExpression, scope: FunctionScope) -> bool:
+        """Whether a variable key is assigned once (not moved to another key before its release)."""
+        return not isinstance(node, cst.Name) or len(self.values.get((id(scope), node.value), [])) <= 1
 
     def origins(
         self, node: cst.BaseExpression, scope: FunctionScope, depth: int = 0

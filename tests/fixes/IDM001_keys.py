@@ -96,3 +96,31 @@ def two_paths(order_id, retry):
 
 def do_sync(account_id):
     return account_id
+
+
+# No fix in a loop: every pass would get the same key.
+@shared_task
+def charge_each(batch_id, amounts):
+    for amount in amounts:
+        key = str(uuid.uuid4())
+        stripe.Charge.create(amount=amount, currency="eur", idempotency_key=key)
+
+
+# No fix: the value is a lock's token too, which must stay the holder's own.
+@shared_task
+def token_and_key(order_id):
+    token = str(uuid.uuid4())
+    if r.set(f"lock:{order_id}", token, nx=True, ex=60):
+        stripe.Charge.create(amount=1, currency="eur", idempotency_key=token)
+
+
+# No fix: an f-string inside an f-string's quotes needs Python 3.12.
+@shared_task
+def nested(order_id):
+    stripe.Charge.create(amount=1, currency="eur", idempotency_key=f"{'k-' + str(uuid.uuid4())}")
+
+
+# No fix: bytes are no text to put an f-string beside.
+@shared_task
+def as_bytes(order_id):
+    r.set(b"lock:" + os.urandom(8), "1", nx=True, ex=60)

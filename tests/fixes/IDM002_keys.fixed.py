@@ -8,7 +8,7 @@ from yookassa import Payment
 
 @shared_task
 def charge_order(order_id, amount):
-    stripe.Charge.create(amount=amount, currency="eur", idempotency_key=f"charge-order-{order_id}")
+    stripe.Charge.create(amount=amount, currency="eur", idempotency_key=f"charge-order-charge-create-{order_id}")
 
 
 @shared_task(bind=True)
@@ -16,18 +16,18 @@ def capture(self, payment_id):
     stripe.PaymentIntent.capture(
         payment_id,
         amount_to_capture=100,
-        idempotency_key=f"capture-{payment_id}",
+        idempotency_key=f"capture-payment-intent-capture-{payment_id}",
     )
 
 
 @shared_task
 def pay(order_id):
-    Payment.create({"amount": {"value": "1.00", "currency": "RUB"}}, f"pay-{order_id}")
+    Payment.create({"amount": {"value": "1.00", "currency": "RUB"}}, f"pay-payment-create-{order_id}")
 
 
 @shared_task
 def notify_partner(order_id, event_id):
-    requests.post("https://partner.example.com/orders", json={"id": order_id}, headers={"Idempotency-Key": f"notify-partner-{order_id}-{event_id}"})
+    requests.post("https://partner.example.com/orders", json={"id": order_id}, headers={"Idempotency-Key": f"notify-partner-requests-post-{order_id}-{event_id}"})
 
 
 @shared_task
@@ -35,13 +35,13 @@ def notify_with_headers(order_id):
     requests.post(
         "https://partner.example.com/orders",
         json={"id": order_id},
-        headers={"Authorization": "Bearer x", "Idempotency-Key": f"notify-with-headers-{order_id}"},
+        headers={"Authorization": "Bearer x", "Idempotency-Key": f"notify-with-headers-requests-post-{order_id}"},
     )
 
 
 @shared_task
 def notify_with_no_headers(order_id):
-    requests.post("https://partner.example.com/orders", headers={"Idempotency-Key": f"notify-with-no-headers-{order_id}"})
+    requests.post("https://partner.example.com/orders", headers={"Idempotency-Key": f"notify-with-no-headers-requests-post-{order_id}"})
 
 
 # No fix: the headers are a variable.
@@ -71,3 +71,36 @@ def through_a_helper(order_id):
 def through_the_client(order_id):
     client = stripe.StripeClient("sk")
     client.v1.charges.create({"amount": 1})
+
+
+# Two calls of one task: each key names its operation.
+@shared_task
+def charge_then_refund(order_id):
+    stripe.Charge.create(amount=1, currency="eur", idempotency_key=f"charge-then-refund-charge-create-{order_id}")
+    stripe.Refund.create(charge="ch_1", idempotency_key=f"charge-then-refund-refund-create-{order_id}")
+
+
+# No fix: two requests of one task would share one key.
+@shared_task
+def notify_twice(order_id):
+    requests.post("https://a.example.com/orders", json={"id": order_id})
+    requests.post("https://b.example.com/orders", json={"id": order_id})
+
+
+# No fix in a loop: every pass would send the same key.
+@shared_task
+def charge_each(batch_id, amounts):
+    for amount in amounts:
+        stripe.Charge.create(amount=amount, currency="eur")
+
+
+# No fix after a bare generator: the keyword would make the call invalid.
+@shared_task
+def charge_generated(order_id, amounts):
+    stripe.Charge.create(x for x in amounts)
+
+
+# No fix: an argument that defaults to None would give every call without it one key.
+@shared_task
+def charge_optional(*, invoice_id=None):
+    stripe.Charge.create(amount=1, currency="eur")

@@ -70,3 +70,36 @@ def through_a_helper(order_id):
 def through_the_client(order_id):
     client = stripe.StripeClient("sk")
     client.v1.charges.create({"amount": 1})
+
+
+# Two calls of one task: each key names its operation.
+@shared_task
+def charge_then_refund(order_id):
+    stripe.Charge.create(amount=1, currency="eur")
+    stripe.Refund.create(charge="ch_1")
+
+
+# No fix: two requests of one task would share one key.
+@shared_task
+def notify_twice(order_id):
+    requests.post("https://a.example.com/orders", json={"id": order_id})
+    requests.post("https://b.example.com/orders", json={"id": order_id})
+
+
+# No fix in a loop: every pass would send the same key.
+@shared_task
+def charge_each(batch_id, amounts):
+    for amount in amounts:
+        stripe.Charge.create(amount=amount, currency="eur")
+
+
+# No fix after a bare generator: the keyword would make the call invalid.
+@shared_task
+def charge_generated(order_id, amounts):
+    stripe.Charge.create(x for x in amounts)
+
+
+# No fix: an argument that defaults to None would give every call without it one key.
+@shared_task
+def charge_optional(*, invoice_id=None):
+    stripe.Charge.create(amount=1, currency="eur")

@@ -70,3 +70,24 @@ def through_a_helper(report_id):
 
 def build(x):
     return x
+
+
+# No fix: a token made from the arguments is what another worker on the same work stores.
+@shared_task
+def argument_token(report_id):
+    key = f"lock:arg:{report_id}"
+    token = str(report_id)
+    if r.set(key, token, nx=True, ex=300):
+        build(report_id)
+        r.delete(key)
+
+
+# No fix: the token is read back before the release, so comparing it proves nothing.
+@shared_task
+def token_read_back(report_id):
+    key = f"lock:back:{report_id}"
+    token = uuid.uuid4().hex
+    if r.set(key, token, nx=True, ex=300):
+        build(report_id)
+        token = r.get(key)
+        r.delete(key)
