@@ -177,12 +177,22 @@ class Configurations:
 
 def _has_table(path: str) -> bool:
     """Whether ``path`` has a ``[tool.idemlint]`` table, or cannot be read
-    as a ``pyproject.toml`` at all (reported rather than skipped past)."""
+    as a ``pyproject.toml`` but names idemlint (reported rather than skipped
+    past).  A broken file that does not name idemlint is another tool's or
+    a project template's (``{{cookiecutter.name}}``), not a configuration
+    whose error should stop the run."""
     try:
         tool = _read(path)[1].get("tool", {})
     except ConfigError:
-        return True
+        return _names_idemlint(path)
     return not isinstance(tool, dict) or "idemlint" in tool
+
+
+def _names_idemlint(path: str) -> bool:
+    try:
+        return b"idemlint" in read_regular(path, limit=MAX_CONFIG_BYTES)
+    except (OSError, NotRegularFile, FileTooLarge):
+        return False
 
 
 def _read(path: str) -> Tuple[str, Dict[str, Any]]:

@@ -268,7 +268,7 @@ async def test_a_fix_is_a_code_action(client: Client, project: pathlib.Path) -> 
     assert document_edit.text_document.version == 1
     (edit,) = document_edit.edits
     assert edit.range == types.Range(types.Position(6, 58), types.Position(6, 58))
-    assert edit.new_text == ', idempotency_key=f"capture-{order_id}"'
+    assert edit.new_text == ', idempotency_key=f"capture-payment-intent-create-{order_id}"'
 
     assert noqa.title == "Add `# noqa: IDM002` on line 7"
     assert noqa.edit is not None and noqa.edit.document_changes is not None
@@ -281,7 +281,7 @@ async def test_a_fix_is_a_code_action(client: Client, project: pathlib.Path) -> 
     # The client applies the fix: the finding is gone.
     text = (project / "shop/payments.py").read_text()
     fixed = apply(text, document_edit.edits)
-    assert 'currency="eur", idempotency_key=f"capture-{order_id}")' in fixed
+    assert 'currency="eur", idempotency_key=f"capture-payment-intent-create-{order_id}")' in fixed
     mark = len(client.published)
     change(client, payments, 2, fixed)
     assert await published(client, payments, mark) == []
