@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Dict
+from typing import Dict, Union
 
 from idemlint.engine import LintResult
 from idemlint.findings import FileProblem, Finding
@@ -40,36 +40,29 @@ def render_gitlab(result: LintResult) -> str:
 
 
 def _issue(finding: Finding, fingerprint: str, paths: ReportPaths) -> Dict[str, object]:
-    info = code_info(finding.code)
-    path = paths.inside(finding.path) or os.path.abspath(finding.path)
-    return {
-        "type": "issue",
-        "check_name": visible(finding.code),
-        "description": visible(f"{finding.code} {finding.message}"),
-        "content": {"body": f"{info.why}\n\nFix: {info.fix}"},
-        "categories": ["Bug Risk"],
-        "severity": SEVERITY,
-        "fingerprint": fingerprint,
-        "location": {
-            "path": valid_unicode(path),
-            "lines": {"begin": finding.line, "end": finding.end_line},
-        },
-    }
+    return _entry(finding, fingerprint, paths, SEVERITY, finding.end_line)
 
 
 def _problem(problem: FileProblem, fingerprint: str, paths: ReportPaths) -> Dict[str, object]:
-    info = code_info(problem.code)
-    path = paths.inside(problem.path) or os.path.abspath(problem.path)
+    return _entry(problem, fingerprint, paths, PROBLEM_SEVERITY, problem.line)
+
+
+def _entry(
+    item: Union[Finding, FileProblem], fingerprint: str, paths: ReportPaths, severity: str, end_line: int
+) -> Dict[str, object]:
+    """One Code Quality issue: a finding, or a file that could not be analysed."""
+    info = code_info(item.code)
+    path = paths.inside(item.path) or os.path.abspath(item.path)
     return {
         "type": "issue",
-        "check_name": visible(problem.code),
-        "description": visible(f"{problem.code} {problem.message}"),
+        "check_name": visible(item.code),
+        "description": visible(f"{item.code} {item.message}"),
         "content": {"body": f"{info.why}\n\nFix: {info.fix}"},
         "categories": ["Bug Risk"],
-        "severity": PROBLEM_SEVERITY,
+        "severity": severity,
         "fingerprint": fingerprint,
         "location": {
             "path": valid_unicode(path),
-            "lines": {"begin": problem.line, "end": problem.line},
+            "lines": {"begin": item.line, "end": end_line},
         },
     }
