@@ -9,6 +9,7 @@ from typing import List, Optional, Sequence
 
 import libcst as cst
 
+from idemlint.names import children
 from idemlint.rules.base import NodeEdit, SuggestedFix, Violation
 
 # Calls that only spell a random value as text (``str(uuid4())``) or its
@@ -112,7 +113,7 @@ def _path_to(root: cst.CSTNode, target: cst.CSTNode) -> Optional[List[cst.CSTNod
     """The nodes from ``root`` down to ``target``, both included."""
     if root is target:
         return [root]
-    for child in root.children:
+    for child in children(root):
         below = _path_to(child, target)
         if below is not None:
             return [root, *below]
@@ -159,7 +160,7 @@ def names_in(node: cst.CSTNode) -> Sequence[str]:
     found: List[str] = []
     if isinstance(node, cst.Name):
         found.append(node.value)
-    for child in node.children:
+    for child in children(node):
         if not (isinstance(node, cst.Attribute) and child is node.attr):
             found.extend(names_in(child))
     return found
