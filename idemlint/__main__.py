@@ -1,3 +1,3 @@
-from idemlint.cli import main
+from idemlint.cli import run
 
-raise SystemExit(main())
+run()
