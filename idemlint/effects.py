@@ -9,7 +9,7 @@ APIs.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, TypeVar, Union, cast
+from typing import Callable, Dict, FrozenSet, Iterator, List, Mapping, Optional, Set, Tuple, TypeVar, Union, cast
 
 import libcst as cst
 
@@ -67,7 +67,7 @@ class Knowledge:
     def __init__(
         self,
         trace: Trace,
-        constants: Dict[str, cst.BaseExpression],
+        constants: Mapping[str, cst.BaseExpression],
         settings: Settings,
         calls: Optional[Calls] = None,
         sub_tasks: Optional[SubTaskEffects] = None,

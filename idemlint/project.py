@@ -524,7 +524,7 @@ def _apps_created(loaded: LoadedModule) -> Dict[str, Optional[str]]:
     index = loaded.index
     resolver = index.resolver()
     apps: Dict[str, Optional[str]] = {}
-    for name, value in index.constants.items():
+    for name, value in index.constants.up_front().items():  # a call is never left as text
         if not isinstance(value, cst.Call):
             continue
         given = argument(value, None, "task_cls")

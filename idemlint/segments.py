@@ -11,6 +11,11 @@ function or class that :class:`Screen` finds no use for up front stays text;
 it is parsed on its own when the analysis asks for it by name (a helper a
 task calls, a class whose instance a task makes).
 
+Of the other top-level statements, three kinds stay text as well: imports
+(CPython's statement tells the names they bind), a lone literal (a
+docstring), and an assignment of data (a settings table, a dict of choices),
+parsed when one of its names is looked up (:class:`Constants`).
+
 Everything detection and IDM009 can find is parsed up front: functions
 with a decorator that may make a task, ``Task`` subclasses, functions that
 may wrap a task decorator, arq settings, and, in a module that enqueues or
@@ -48,6 +53,8 @@ from idemlint.names import absolute_module
 
 Node = TypeVar("Node", cst.FunctionDef, cst.ClassDef)
 _Function = (ast.FunctionDef, ast.AsyncFunctionDef)
+# The module-level values name resolution reads (see Segment.data_names).
+_RESOLVED_VALUES = (ast.Call, ast.Name, ast.Attribute, ast.Subscript, ast.Await)
 
 
 @dataclass(frozen=True)
@@ -64,6 +71,39 @@ class Segment:
         if len(self.statements) == 1 and isinstance(self.statements[0], (*_Function, ast.ClassDef)):
             return self.statements[0]
         return None
+
+    def imports(self) -> Tuple[Union[ast.Import, ast.ImportFrom], ...]:
+        """The statements when all of them are imports, else ()."""
+        if all(isinstance(statement, (ast.Import, ast.ImportFrom)) for statement in self.statements):
+            return tuple(s for s in self.statements if isinstance(s, (ast.Import, ast.ImportFrom)))
+        return ()
+
+    def is_inert(self) -> bool:
+        """A lone literal expression: a module's docstring, nothing anything reads."""
+        return (
+            len(self.statements) == 1
+            and isinstance(self.statements[0], ast.Expr)
+            and isinstance(self.statements[0].value, ast.Constant)
+        )
+
+    def data_names(self) -> Tuple[str, ...]:
+        """The names a lone ``name = value`` (or ``name: T = value``) binds
+        to data: a literal, a container, arithmetic, a comprehension.  Only
+        a lookup of one of those names reads such a value; name resolution
+        never does (it reads aliases, instances and registrations, which are
+        calls, names, attributes and subscripts).  () for any other segment."""
+        if len(self.statements) != 1:
+            return ()
+        statement = self.statements[0]
+        if isinstance(statement, ast.Assign):
+            targets, value = statement.targets, statement.value
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            targets, value = [statement.target], statement.value
+        else:
+            return ()
+        if isinstance(value, _RESOLVED_VALUES) or not all(isinstance(t, ast.Name) for t in targets):
+            return ()
+        return tuple(target.id for target in targets if isinstance(target, ast.Name))
 
 
 def split(tree: ast.Module, line_count: int) -> List[Segment]:
@@ -175,7 +215,12 @@ class Screen:
         classes: Dict[str, int] = {}
         for segment in self._segments:
             definition = segment.definition()
-            if definition is None or self._needed(segment, definition):
+            if definition is None:
+                # An import's bindings are CPython's to tell (see import_bindings).
+                if segment.imports() or segment.is_inert() or self._data_waits(segment):
+                    waiting[segment.number] = segment
+                continue
+            if self._needed(segment, definition):
                 continue
             waiting[segment.number] = segment
             if isinstance(definition, ast.ClassDef):
@@ -264,6 +309,16 @@ class Screen:
             return None
         alternatives = "|".join(sorted(re.escape(word) for word in words))
         return re.compile(rf"\b(?:{alternatives})\b|{_SETTING_WORDS}")
+
+    def _data_waits(self, segment: Segment) -> bool:
+        """Whether a module-level assignment of data can stay text: a
+        settings table or a dict of choices is read, if at all, when one of
+        its names is looked up.  Not one IDM009 reads among the module's
+        statements (a worker's pool, a late-acks setting)."""
+        names = segment.data_names()
+        if not names or any(name in catalog.WORKER_POOL_SETTINGS for name in names):
+            return False
+        return self._read_everywhere is None or not self._read_everywhere.search(self._text(segment))
 
     def _needed(self, segment: Segment, definition: _AnyDefinition) -> bool:
         if self._read_everywhere is not None and self._read_everywhere.search(self._text(segment)):
@@ -376,20 +431,29 @@ def _imports(tree: ast.Module, package: Optional[str]) -> Dict[str, str]:
     """Local name -> qualified name, as :func:`idemlint.names.import_bindings` reads them."""
     table: Dict[str, str] = {}
     for node in _top_level(tree.body):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname is not None:
-                    table[alias.asname] = alias.name
-                else:
-                    top = alias.name.split(".")[0]
-                    table[top] = top
-        elif isinstance(node, ast.ImportFrom):
-            module = node.module or ""
-            if node.level:
-                module = absolute_module("." * node.level, module, package)
-            for alias in node.names:
-                if alias.name != "*":
-                    table[alias.asname or alias.name] = f"{module}.{alias.name}" if module else alias.name
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            table.update(import_bindings(node, package))
+    return table
+
+
+def import_bindings(node: Union[ast.Import, ast.ImportFrom], package: Optional[str]) -> Dict[str, str]:
+    """What :func:`idemlint.names.import_bindings` reads of libcst's
+    statement, read from CPython's."""
+    table: Dict[str, str] = {}
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.asname is not None:
+                table[alias.asname] = alias.name
+            else:
+                top = alias.name.split(".")[0]
+                table[top] = top
+        return table
+    module = node.module or ""
+    if node.level:
+        module = absolute_module("." * node.level, module, package)
+    for alias in node.names:
+        if alias.name != "*":
+            table[alias.asname or alias.name] = f"{module}.{alias.name}" if module else alias.name
     return table
 
 
@@ -494,10 +558,22 @@ class Later:
         self._members: Dict[ast.stmt, Optional[cst.ClassDef]] = {}
 
     def parse(self, segment: Segment) -> cst.BaseCompoundStatement:
+        statement = self._parse(segment)
+        assert isinstance(statement, cst.BaseCompoundStatement)
+        return statement
+
+    def parse_data(self, segment: Segment) -> cst.BaseExpression:
+        """The value of an assignment left as text (see :meth:`Segment.data_names`)."""
+        statement = self._parse(segment)
+        assert isinstance(statement, cst.SimpleStatementLine)
+        (small,) = statement.body
+        assert isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None
+        return small.value
+
+    def _parse(self, segment: Segment) -> cst.BaseStatement:
         text = "".join(self._lines[segment.first_line - 1 : segment.last_line])
         module = cst.parse_module(text)
         (statement,) = module.body
-        assert isinstance(statement, cst.BaseCompoundStatement)
         self.pieces.append(Piece(module, ast.Module(body=list(segment.statements), type_ignores=[])))
         return statement
 
@@ -640,6 +716,54 @@ class Definitions(Generic[Node]):
         """The names (parsing nothing)."""
         yield from self._up_front
         yield from self._waiting
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._up_front or name in self._waiting
+
+
+class Constants(Mapping[str, cst.BaseExpression]):
+    """A module's top-level ``name = value`` bindings, the last in the
+    module winning; values left as text (see :meth:`Segment.data_names`)
+    are parsed on first access.
+
+    Iterating the names parses nothing; :meth:`up_front` holds the values
+    parsed with the module, among them every one name resolution reads.
+    """
+
+    def __init__(self) -> None:
+        self._up_front: Dict[str, Tuple[int, cst.BaseExpression]] = {}
+        self._waiting: Dict[str, Tuple[int, Callable[[], cst.BaseExpression]]] = {}
+        self._parsed: Dict[str, cst.BaseExpression] = {}
+
+    def add(self, name: str, number: int, value: cst.BaseExpression) -> None:
+        """A binding parsed up front, in top-level statement ``number``."""
+        if name not in self._waiting or number > self._waiting[name][0]:
+            self._waiting.pop(name, None)
+            self._parsed.pop(name, None)
+            self._up_front[name] = (number, value)
+
+    def add_waiting(self, name: str, number: int, parse: Callable[[], cst.BaseExpression]) -> None:
+        """A binding left as text, whose value ``parse`` gives."""
+        if name not in self._up_front or number > self._up_front[name][0]:
+            self._up_front.pop(name, None)
+            self._waiting[name] = (number, parse)
+
+    def up_front(self) -> Dict[str, cst.BaseExpression]:
+        return {name: value for name, (_, value) in self._up_front.items()}
+
+    def __getitem__(self, name: str) -> cst.BaseExpression:
+        if name in self._up_front:
+            return self._up_front[name][1]
+        if name not in self._parsed:
+            self._parsed[name] = self._waiting[name][1]()  # KeyError for an unknown name
+        return self._parsed[name]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._up_front
+        yield from self._waiting
+
+    def __len__(self) -> int:
+        return len(self._up_front) + len(self._waiting)
 
     def __contains__(self, name: object) -> bool:
         return name in self._up_front or name in self._waiting

@@ -28,9 +28,9 @@ from typing import (
 
 import libcst as cst
 
-from idemlint import catalog
+from idemlint import catalog, segments
 from idemlint.names import Resolver, argument, dotted_name, import_bindings, literal_text
-from idemlint.segments import MAX_ALIAS_DEPTH, Definitions, Later, Outline, Segment
+from idemlint.segments import MAX_ALIAS_DEPTH, Constants, Definitions, Later, Outline, Segment
 from idemlint.splats import MODULE_SCOPE, Scope, Splat, entry, reached, returned_dicts, scope_of
 
 
@@ -164,7 +164,7 @@ class ModuleIndex:
     # Detection iterates ``.up_front()``; see idemlint.segments.
     functions: Definitions[cst.FunctionDef] = field(default_factory=Definitions)
     classes: Definitions[cst.ClassDef] = field(default_factory=Definitions)
-    constants: Dict[str, cst.BaseExpression] = field(default_factory=dict)
+    constants: Constants = field(default_factory=Constants)
     registrations: List[Tuple[str, str, Mapping[str, cst.BaseExpression]]] = field(
         default_factory=list
     )
@@ -197,7 +197,7 @@ class ModuleIndex:
         if self._resolver is None:
             plain = Resolver(self.imports)
             resolved: Dict[str, str] = {}
-            for name, value in self.constants.items():
+            for name, value in self.constants.up_front().items():
                 target = plain.resolve(value)
                 if target is not None and name not in self.functions:
                     resolved[name] = target
@@ -245,11 +245,14 @@ def build_index(
     index = ModuleIndex(package=package)
     registrations: List[cst.Call] = []
     places = numbers if numbers is not None else range(len(module.body))
-    for number, statement in zip(places, module.body):
-        _index_top_level(index, [statement], registrations, number)
-    if later is not None:
-        for segment in later.waiting.values():
-            _index_waiting(index, later, segment)
+    parsed: Dict[int, cst.BaseStatement] = dict(zip(places, module.body))
+    waiting = later.waiting if later is not None else {}
+    # In the module's order: a later import of a name replaces an earlier one.
+    for number in sorted([*parsed, *waiting]):
+        if number in parsed:
+            _index_top_level(index, [parsed[number]], registrations, number)
+        elif later is not None:
+            _index_waiting(index, later, waiting[number])
     scoped: List[Tuple[cst.Call, Scope]] = [(call, MODULE_SCOPE) for call in registrations]
     if scan_bodies:
         for function in _all_functions(index):
@@ -299,7 +302,7 @@ def _index_top_level(
                 index.arq_settings.append(statement)
         elif isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
-                _index_small_statement(index, small, registrations)
+                _index_small_statement(index, small, registrations, number)
         elif isinstance(statement, (cst.If, cst.Try)):
             # Conditional definitions (``if TYPE_CHECKING``, ``try: import``).
             for block in _blocks(statement):
@@ -313,8 +316,13 @@ def _order_methods(index: ModuleIndex, owner: cst.ClassDef, number: int) -> None
 
 
 def _index_waiting(index: ModuleIndex, later: Later, segment: Segment) -> None:
-    """A definition left as text: its name now, its node when first asked for."""
+    """A definition or a value left as text: its name now, its node when first asked for."""
     definition = segment.definition()
+    if definition is None:
+        for statement in segment.imports():
+            index.imports.update(segments.import_bindings(statement, index.package))
+        _index_waiting_data(index, later, segment)
+        return
     if isinstance(definition, ast.ClassDef):
 
         def parse_class() -> cst.ClassDef:
@@ -340,20 +348,32 @@ def _index_waiting(index: ModuleIndex, later: Later, segment: Segment) -> None:
         )
 
 
+def _index_waiting_data(index: ModuleIndex, later: Later, segment: Segment) -> None:
+    parsed: List[cst.BaseExpression] = []  # one parse for all the names it binds
+
+    def parse_value() -> cst.BaseExpression:
+        if not parsed:
+            parsed.append(later.parse_data(segment))
+        return parsed[0]
+
+    for name in segment.data_names():
+        index.constants.add_waiting(name, segment.number, parse_value)
+
+
 def _index_small_statement(
-    index: ModuleIndex, small: cst.BaseSmallStatement, registrations: List[cst.Call]
+    index: ModuleIndex, small: cst.BaseSmallStatement, registrations: List[cst.Call], number: int
 ) -> None:
     if isinstance(small, (cst.Import, cst.ImportFrom)):
         index.imports.update(import_bindings(small, index.package))
     elif isinstance(small, cst.Assign):
         for target in small.targets:
             if isinstance(target.target, cst.Name):
-                index.constants[target.target.value] = small.value
+                index.constants.add(target.target.value, number, small.value)
             elif isinstance(target.target, cst.Attribute) and target.target.attr.value == "Task":
                 index.task_class_settings.append((target.target.value, small.value))
     elif isinstance(small, cst.AnnAssign) and small.value is not None:
         if isinstance(small.target, cst.Name):
-            index.constants[small.target.value] = small.value
+            index.constants.add(small.target.value, number, small.value)
     value = getattr(small, "value", None)
     if isinstance(value, cst.Call):
         registrations.append(value)

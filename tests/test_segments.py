@@ -11,6 +11,7 @@ import pathlib
 import textwrap
 from typing import Dict, List, Tuple
 
+import libcst as cst
 import pytest
 
 from idemlint import lint_paths, lint_source
@@ -72,6 +73,14 @@ def load(source: str) -> LoadedModule:
     loaded = load_source(textwrap.dedent(source), "tasks.py")
     assert isinstance(loaded, LoadedModule)
     return loaded
+
+
+def waiting_definitions(loaded: LoadedModule) -> List[str]:
+    """The names of the functions and classes left as text, in module order
+    (imports and data wait too)."""
+    assert loaded.later is not None
+    definitions = (segment.definition() for segment in loaded.later.waiting.values())
+    return [definition.name for definition in definitions if definition is not None]
 
 
 @pytest.mark.parametrize(
@@ -179,6 +188,35 @@ EQUIVALENT = {
     + "\nclass Cls:\n    A = '''x\ny'''\n    def m(self, x):\n        r.set('k', x, nx=True)\n",
     "first indentation only up front": "if True:\n  import redis\nfrom celery import shared_task\n"
     + "r = redis.Redis()\n" + _TASK + _HELPER,
+    "data a task's options and a lock read": (
+        '"""Jobs."""\nfrom celery import shared_task\nimport redis\nr = redis.Redis()\n'
+        "LIMIT = 10 * 60\nTTL: int = 5 * 60\nUNUSED = {'a': [1, 2]}\n\n"
+        "@shared_task(time_limit=LIMIT)\ndef f(x):\n    r.set('k', x, nx=True, ex=TTL)\n"
+    ),
+    "a name bound to data, then to a client": (
+        "from celery import shared_task\nimport redis\nr = {'client': None}\nr = redis.Redis()\n" + _TASK + _HELPER
+    ),
+    "a name bound to a client, then to data": (
+        "from celery import shared_task\nimport redis\nr = redis.Redis()\nr = {'client': None}\n" + _TASK + _HELPER
+    ),
+    # A POST is IDM002's only through requests itself.
+    "an import replaced by a later conditional one": (
+        "from celery import shared_task\nimport shelve as requests\nif True:\n    import requests\n"
+        "@shared_task\ndef f(x):\n    requests.post('https://example.com', json=x)\n"
+    ),
+    "a conditional import replaced by a later one": (
+        "from celery import shared_task\nif True:\n    import requests\nimport shelve as requests\n"
+        "@shared_task\ndef f(x):\n    requests.post('https://example.com', json=x)\n"
+    ),
+    "a dispatch table of data": (
+        "from celery import shared_task\nimport redis\nr = redis.Redis()\n\n"
+        "def g(x):\n    r.set('k', x, nx=True)\n\nHANDLERS = {'a': g, 'b': print}\n\n"
+        "@shared_task\ndef f(kind, x):\n    HANDLERS[kind](x)\n"
+    ),
+    "late acks beside a worker pool": (
+        "from celery import Celery\napp = Celery('w')\napp.conf.task_acks_late = True\n"
+        "worker_pool = 'threads'\nOTHER = ['x']\n\n@app.task\ndef f(x):\n    pass\n"
+    ),
 }
 
 
@@ -235,11 +273,66 @@ def test_code_no_task_reaches_is_never_parsed(monkeypatch: pytest.MonkeyPatch) -
     )
     assert loaded.later is not None
     assert sorted(loaded.index.functions) == ["notify", "send", "unrelated"]
-    assert len(loaded.later.waiting) == 3
+    # The three definitions, and the imports, whose bindings CPython's statements tell.
+    assert len(loaded.later.waiting) == 6
+    assert loaded.index.imports == {
+        "shared_task": "celery.shared_task",
+        "migrations": "django.db.migrations",
+        "models": "django.db.models",
+        "requests": "requests",
+    }
     assert parsed == []
     result = lint_source(loaded.text, "tasks.py")
     assert [(f.code, f.line) for f in result.findings] == [("IDM002", 15)]
     assert parsed == ["notify"]
+
+
+def test_imports_data_and_docstrings_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An import's bindings are read from CPython's statement; a value that
+    is data is parsed when its name is looked up; what name resolution
+    reads (calls, aliases, subscripts), tuple targets and a worker pool
+    setting are parsed up front."""
+    values: List[str] = []
+    parse_data = Later.parse_data
+
+    def recording(self: Later, segment: Segment) -> object:
+        values.append(",".join(segment.data_names()))
+        return parse_data(self, segment)
+
+    monkeypatch.setattr(Later, "parse_data", recording)
+    loaded = load(
+        """        \"\"\"Settings and jobs.\"\"\"
+        import redis as cache, os.path
+        from .shared import client as shared_client
+        from . import *
+        TABLE = {"a": [1, 2], "b": {3}}
+        LIMIT: int = 10 * 60
+        FIRST = SECOND = ("x", "y")
+        made = cache.Redis()
+        alias = os.path.join
+        picked = TABLE["a"]
+        one, two = 1, 2
+        worker_pool = "solo"
+        """
+    )
+    assert loaded.later is not None
+    waiting = [loaded.text.splitlines()[s.first_line - 1] for s in loaded.later.waiting.values()]
+    assert waiting == [
+        '"""Settings and jobs."""',
+        "import redis as cache, os.path",
+        "from .shared import client as shared_client",
+        "from . import *",
+        'TABLE = {"a": [1, 2], "b": {3}}',
+        "LIMIT: int = 10 * 60",
+        'FIRST = SECOND = ("x", "y")',
+    ]
+    assert loaded.index.imports == {"cache": "redis", "os": "os", "shared_client": ".shared.client"}
+    assert sorted(loaded.index.constants.up_front()) == ["alias", "made", "picked", "worker_pool"]
+    assert values == []
+    assert isinstance(loaded.index.constants["SECOND"], cst.Tuple)
+    assert loaded.index.constants["FIRST"] is loaded.index.constants["SECOND"]
+    assert "TABLE" in loaded.index.constants and "missing" not in loaded.index.constants
+    assert values == ["FIRST,SECOND"]
 
 
 def test_what_detection_needs_is_parsed_up_front() -> None:
@@ -278,8 +371,7 @@ def test_what_detection_needs_is_parsed_up_front() -> None:
         """
     )
     assert loaded.later is not None
-    waiting = {segment.definition().name for segment in loaded.later.waiting.values()}  # type: ignore[union-attr]
-    assert waiting == {"registered"}
+    assert waiting_definitions(loaded) == ["registered"]
 
 
 @pytest.mark.parametrize(
@@ -291,9 +383,7 @@ def test_where_every_body_is_read_what_is_read_is_parsed_up_front(body: str) -> 
     in one that sets late acks, IDM009 reads every statement."""
     loaded = load(f"from rq import Queue\n\n\ndef registered():\n    pass\n\n\ndef uses(app):\n    {body}\n")
     assert loaded.later is not None
-    assert [segment.definition().name for segment in loaded.later.waiting.values()] == [  # type: ignore[union-attr]
-        "registered"
-    ]
+    assert waiting_definitions(loaded) == ["registered"]
 
 
 def test_a_function_registered_by_name_is_a_task_in_its_place() -> None:
@@ -415,7 +505,7 @@ def test_decorators_that_cannot_make_a_task_leave_the_function_for_later() -> No
         """
     )
     assert loaded.later is not None
-    assert sorted(segment.definition().name for segment in loaded.later.waiting.values()) == [  # type: ignore[union-attr]
+    assert sorted(waiting_definitions(loaded)) == [
         "Order",
         "on_save",
     ]
@@ -456,7 +546,7 @@ def test_in_a_project_an_imported_decorator_from_the_project_is_parsed_up_front(
         (package / "tasks.py").read_bytes(), str(package / "tasks.py"), None, (), project.may_be_task_decorator
     )
     assert isinstance(loaded, LoadedModule) and loaded.later is not None
-    assert [segment.definition().name for segment in loaded.later.waiting.values()] == ["on_save"]  # type: ignore[union-attr]
+    assert waiting_definitions(loaded) == ["on_save"]
     assert ("django.dispatch", None, None) in project.lookups
 
 
