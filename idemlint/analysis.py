@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union, cast
 
 import libcst as cst
 
@@ -830,7 +830,7 @@ class TraceBuilder:
                 return
             own_transaction = event.transaction != summary.context[0]
             self.trace.events.append(
-                replace(
+                _replayed(
                     event,
                     scope=scopes.get(id(event.scope), event.scope),
                     value_scope=(
@@ -870,6 +870,30 @@ class TraceBuilder:
         )
 
 
+def _replayed(
+    event: Event,
+    *,
+    scope: FunctionScope,
+    value_scope: Optional[FunctionScope],
+    path: Tuple[Step, ...],
+    seq: int,
+    transaction: Optional[int],
+    caught: Tuple[str, ...],
+    call_site: Optional[cst.Call],
+) -> Event:
+    """``dataclasses.replace`` of an event, for a replay: every other field
+    kept as it is, without ``replace``'s checks and a frozen ``__init__``
+    (thousands of events are replayed a run)."""
+    moved = Event.__new__(Event)
+    fields = moved.__dict__
+    fields.update(event.__dict__)
+    fields.update(
+        scope=scope, value_scope=value_scope, path=path, seq=seq, transaction=transaction,
+        caught=caught, call_site=call_site,
+    )
+    return moved
+
+
 def _is_default_atomic(opener: cst.BaseExpression, resolver: Resolver) -> bool:
     """Whether a decorator or context opens an atomic block of Django's
     default database: ``atomic`` with no database named."""
@@ -907,45 +931,68 @@ def _is_skip(statement: Union[cst.BaseStatement, cst.BaseSmallStatement]) -> boo
     return isinstance(statement, (cst.Continue, cst.Break))
 
 
-def _calls_in_evaluation_order(node: cst.CSTNode) -> Iterator[cst.Call]:
+def _calls_in_evaluation_order(node: cst.CSTNode) -> List[cst.Call]:
     """Calls inside an expression, inner before outer; lambdas do not run."""
-    if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+    found: List[cst.Call] = []
+    _collect_calls(node, found)
+    return found
+
+
+# Node kinds are told apart by their exact type, a dict lookup: libcst's
+# classes are ABCs, and ``isinstance`` against one that does not match runs
+# ``ABCMeta.__instancecheck__`` in Python, a cost paid on every node walked.
+# Each kind below is a concrete class that libcst never subclasses.
+_NOT_RUN = frozenset({cst.Lambda, cst.FunctionDef, cst.ClassDef})
+
+
+def _collect_calls(node: cst.CSTNode, found: List[cst.Call]) -> None:
+    kind = type(node)
+    if kind in _NOT_RUN:
         return
     for child in _sub_expressions(node):
-        yield from _calls_in_evaluation_order(child)
-    if isinstance(node, cst.Call):
-        yield node
+        _collect_calls(child, found)
+    if kind is cst.Call:
+        found.append(cast(cst.Call, node))
 
 
 def _sub_expressions(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
     """The child expressions of a node in the order they are evaluated: the
     usual shapes spelled out (an ``IfExp`` tests before it picks a side),
     the rest in source order."""
-    if isinstance(node, (cst.Name, cst.SimpleString, cst.Integer, cst.Float)):
-        return ()
-    if isinstance(node, cst.Call):
-        return (node.func, *(arg.value for arg in node.args))
-    if isinstance(node, (cst.Attribute, cst.Await)):
-        return (node.value,) if isinstance(node, cst.Attribute) else (node.expression,)
-    if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
-        return (node.left, node.right)
-    if isinstance(node, cst.Comparison):
-        return (node.left, *(c.comparator for c in node.comparisons))
-    if isinstance(node, cst.UnaryOperation):
-        return (node.expression,)
-    if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
-        return tuple(element.value for element in node.elements)
-    if isinstance(node, cst.FormattedString):
-        return tuple(
-            part.expression for part in node.parts if isinstance(part, cst.FormattedStringExpression)
-        )
-    if isinstance(node, cst.Subscript):
-        return (node.value, *(e.slice for e in node.slice))
-    if isinstance(node, cst.Index):
-        return (node.value,)
-    if isinstance(node, cst.IfExp):
-        return (node.test, node.body, node.orelse)
-    return children(node)
+    read = _EVALUATED.get(type(node))
+    return read(node) if read is not None else children(node)
+
+
+def _call_parts(node: Any) -> Sequence[cst.CSTNode]:
+    return (node.func, *(arg.value for arg in node.args))
+
+
+def _elements(node: Any) -> Sequence[cst.CSTNode]:
+    return tuple(element.value for element in node.elements)
+
+
+_EVALUATED: Dict[type, Callable[[Any], Sequence[cst.CSTNode]]] = {
+    cst.Name: lambda node: (),
+    cst.SimpleString: lambda node: (),
+    cst.Integer: lambda node: (),
+    cst.Float: lambda node: (),
+    cst.Call: _call_parts,
+    cst.Attribute: lambda node: (node.value,),
+    cst.Await: lambda node: (node.expression,),
+    cst.BinaryOperation: lambda node: (node.left, node.right),
+    cst.BooleanOperation: lambda node: (node.left, node.right),
+    cst.Comparison: lambda node: (node.left, *(c.comparator for c in node.comparisons)),
+    cst.UnaryOperation: lambda node: (node.expression,),
+    cst.List: _elements,
+    cst.Tuple: _elements,
+    cst.Set: _elements,
+    cst.FormattedString: lambda node: tuple(
+        part.expression for part in node.parts if isinstance(part, cst.FormattedStringExpression)
+    ),
+    cst.Subscript: lambda node: (node.value, *(e.slice for e in node.slice)),
+    cst.Index: lambda node: (node.value,),
+    cst.IfExp: lambda node: (node.test, node.body, node.orelse),
+}
 
 
 def call_label(call: cst.Call) -> str:

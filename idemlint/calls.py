@@ -43,6 +43,7 @@ import functools
 from dataclasses import dataclass
 from typing import (
     TYPE_CHECKING, AbstractSet, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, Union,
+    cast,
 )
 
 import libcst as cst
@@ -1435,13 +1436,18 @@ def assigned_in(function: cst.FunctionDef) -> FrozenSet[str]:
     """The names a function's body binds anywhere."""
     assigned: Set[str] = set()
     for node in descendants(function.body):
-        if isinstance(node, cst.AssignTarget):
-            note_assigned(assigned, node.target)
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
-            note_assigned(assigned, node.target)
-        elif isinstance(node, cst.AsName):
-            note_assigned(assigned, node.name)
+        # By exact type, for every node of the body: ``isinstance`` against
+        # libcst's classes (ABCs) is slow when it fails.
+        kind = type(node)
+        if kind in _BINDS_TARGET:
+            note_assigned(assigned, cast(_TargetBinder, node).target)
+        elif kind is cst.AsName:
+            note_assigned(assigned, cast(cst.AsName, node).name)
     return frozenset(assigned)
+
+
+_TargetBinder = Union[cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr]
+_BINDS_TARGET = frozenset({cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr})
 
 
 def known_truth(

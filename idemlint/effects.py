@@ -98,6 +98,10 @@ class Knowledge:
         self._http: Dict[
             Tuple[int, int], Tuple[Optional[catalog.KeyableEffect], Optional[catalog.NonKeyableEffect]]
         ] = {}
+        # What each call event is, asked by several rules and guards: by the
+        # event's id, with the event kept so that its id is never another's.
+        self._keyable: Dict[int, Tuple[Event, Optional[catalog.KeyableEffect]]] = {}
+        self._locks: Dict[int, Tuple[Event, Optional[catalog.LockApi]]] = {}
         for event in trace.events:
             self._remember(event)
 
@@ -265,7 +269,15 @@ class Knowledge:
     # -- side effects -----------------------------------------------------
 
     def keyable_effect(self, event: Event) -> Optional[catalog.KeyableEffect]:
-        if event.kind != "call" or not isinstance(event.node, cst.Call):
+        if event.kind != "call":
+            return None
+        known = self._keyable.get(id(event))
+        if known is None or known[0] is not event:
+            known = self._keyable[id(event)] = (event, self._keyable_effect(event))
+        return known[1]
+
+    def _keyable_effect(self, event: Event) -> Optional[catalog.KeyableEffect]:
+        if not isinstance(event.node, cst.Call):
             return None
         effect = catalog.first_match(self.settings.keyable_effects, event.callee)
         if effect is not None and event.followed and not effect.library:
@@ -668,7 +680,15 @@ class Knowledge:
 
     def lock_api(self, event: Event) -> Optional[catalog.LockApi]:
         """The distributed-lock API this call takes a lock through, if any."""
-        if event.kind != "call" or not isinstance(event.node, cst.Call):
+        if event.kind != "call":
+            return None
+        known = self._locks.get(id(event))
+        if known is None or known[0] is not event:
+            known = self._locks[id(event)] = (event, self._lock_api(event))
+        return known[1]
+
+    def _lock_api(self, event: Event) -> Optional[catalog.LockApi]:
+        if not isinstance(event.node, cst.Call):
             return None
         callee = event.callee
         if not callee or callee.split(".")[0] in catalog.LOCAL_LOCK_MODULES:

@@ -1263,10 +1263,11 @@ def _unfollowed_calls(cuts: List["Unfollowed"]) -> Tuple[UnfollowedCall, ...]:
     """The distinct calls the traces cut for a budget, sorted."""
     from idemlint.analysis import source_text
 
-    found = {
-        UnfollowedCall(cut.module.path, cut.function, source_text(cut.node, _CALL_TEXT), cut.reason)
-        for cut in cuts
-    }
+    texts: Dict[int, str] = {}  # a helper's cut is met again by every task that reaches it
+    for cut in cuts:
+        if id(cut.node) not in texts:
+            texts[id(cut.node)] = source_text(cut.node, _CALL_TEXT)
+    found = {UnfollowedCall(cut.module.path, cut.function, texts[id(cut.node)], cut.reason) for cut in cuts}
     return tuple(sorted(found))
 
 

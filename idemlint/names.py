@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
-from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union, cast
 
 import libcst as cst
 
@@ -97,9 +97,11 @@ def _is_code(kind: type) -> bool:
 
 def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """A node and every code node under it, in source order (see ``children``)."""
-    yield node
-    for child in children(node):
-        yield from descendants(child)
+    waiting = [node]  # a stack, not recursion: ``yield from`` costs a frame per level
+    while waiting:
+        current = waiting.pop()
+        yield current
+        waiting.extend(reversed(children(current)))
 
 
 def dotted_name(node: cst.BaseExpression) -> Optional[str]:
@@ -197,24 +199,33 @@ class Resolver:
         return name in self.imports
 
     def resolve(self, node: cst.BaseExpression) -> Optional[str]:
-        if isinstance(node, cst.Name):
-            return self.lookup(node.value) or node.value
-        if isinstance(node, cst.Attribute):
-            if isinstance(node.value, cst.Name) and node.value.value == "self":
-                bound = self.lookup(f"self.{node.attr.value}")
-                if bound is not None:
-                    return bound
-            base = self.resolve(node.value)
-            return f"{base}.{node.attr.value}" if base else None
-        if isinstance(node, cst.Call):
-            base = self.resolve(node.func)
+        # Exact types (concrete classes libcst never subclasses): asked of
+        # every call a walk meets, and ``isinstance`` against libcst's ABCs
+        # is slow when it fails.
+        kind = type(node)
+        if kind is cst.Name:
+            spelled = cast(cst.Name, node).value
+            return self.lookup(spelled) or spelled
+        if kind is cst.Attribute:
+            return self._attribute(cast(cst.Attribute, node))
+        if kind is cst.Call:
+            base = self.resolve(cast(cst.Call, node).func)
             return f"{base}()" if base else None
-        if isinstance(node, cst.Subscript):
-            base = self.resolve(node.value)
+        if kind is cst.Subscript:
+            base = self.resolve(cast(cst.Subscript, node).value)
             return f"{base}[]" if base else None
-        if isinstance(node, cst.Await):
-            return self.resolve(node.expression)
+        if kind is cst.Await:
+            return self.resolve(cast(cst.Await, node).expression)
         return None
+
+    def _attribute(self, node: cst.Attribute) -> Optional[str]:
+        value = node.value
+        if type(value) is cst.Name and value.value == "self":
+            bound = self.lookup(f"self.{node.attr.value}")
+            if bound is not None:
+                return bound
+        base = self.resolve(value)
+        return f"{base}.{node.attr.value}" if base else None
 
 
 def literal_text(node: cst.CSTNode) -> Optional[str]:

@@ -105,10 +105,22 @@ def _assign_innermost(unit: _Unit, wanted: Set[int], holders: Dict[int, _Unit]) 
 def _children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     for name in _child_fields(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        if _is_node(type(value)):
             yield value
         elif isinstance(value, (list, tuple)):
-            yield from (item for item in value if isinstance(item, cst.CSTNode))
+            yield from (item for item in value if _is_node(type(item)))
+
+
+_NODE_TYPES: Dict[type, bool] = {}
+
+
+def _is_node(kind: type) -> bool:
+    """Asked per type, once: ``isinstance`` against ``CSTNode`` (an ABC) is
+    slow when it fails, as it does for every ``str`` and ``None`` field."""
+    known = _NODE_TYPES.get(kind)
+    if known is None:
+        known = _NODE_TYPES[kind] = issubclass(kind, cst.CSTNode)
+    return known
 
 
 _FIELDS: Dict[type, Tuple[str, ...]] = {}

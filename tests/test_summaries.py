@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import textwrap
-from typing import List
+from typing import Any, Dict, List
 
 import pytest
 
@@ -76,3 +76,20 @@ def test_a_helper_is_walked_once_per_run(monkeypatch: pytest.MonkeyPatch) -> Non
     lint_source(SOURCE, "tasks.py")
     assert walked.count("_notify") == 1
     assert walked.count("_charge") == 2  # a different argument resolution: walked again
+
+
+def test_a_replayed_event_is_the_event_with_the_replay_fields_changed() -> None:
+    """The replay's copy keeps every other field, whatever fields Event gains."""
+    from dataclasses import fields, replace
+
+    from idemlint.analysis import Event, _replayed
+
+    # Distinct objects stand for every value: the copy is checked field by field.
+    values: Dict[str, Any] = {field.name: object() for field in fields(Event)}
+    original = Event(**values)
+    replay_fields = ("scope", "value_scope", "path", "seq", "transaction", "caught", "call_site")
+    changes: Dict[str, Any] = {name: object() for name in replay_fields}
+    replayed = _replayed(original, **changes)
+    assert type(replayed) is Event
+    assert vars(replayed) == vars(replace(original, **changes))
+    assert vars(original) != vars(replayed)
