@@ -98,8 +98,7 @@ class Knowledge:
         self._http: Dict[
             Tuple[int, int], Tuple[Optional[catalog.KeyableEffect], Optional[catalog.NonKeyableEffect]]
         ] = {}
-        # What each call event is, asked by several rules and guards: by the
-        # event's id, with the event kept so that its id is never another's.
+        # What each call event is, asked by several rules and guards.
         self._keyable: Dict[int, Tuple[Event, Optional[catalog.KeyableEffect]]] = {}
         self._locks: Dict[int, Tuple[Event, Optional[catalog.LockApi]]] = {}
         for event in trace.events:
@@ -271,10 +270,7 @@ class Knowledge:
     def keyable_effect(self, event: Event) -> Optional[catalog.KeyableEffect]:
         if event.kind != "call":
             return None
-        known = self._keyable.get(id(event))
-        if known is None or known[0] is not event:
-            known = self._keyable[id(event)] = (event, self._keyable_effect(event))
-        return known[1]
+        return _once_per_event(self._keyable, event, self._keyable_effect)
 
     def _keyable_effect(self, event: Event) -> Optional[catalog.KeyableEffect]:
         if not isinstance(event.node, cst.Call):
@@ -682,10 +678,7 @@ class Knowledge:
         """The distributed-lock API this call takes a lock through, if any."""
         if event.kind != "call":
             return None
-        known = self._locks.get(id(event))
-        if known is None or known[0] is not event:
-            known = self._locks[id(event)] = (event, self._lock_api(event))
-        return known[1]
+        return _once_per_event(self._locks, event, self._lock_api)
 
     def _lock_api(self, event: Event) -> Optional[catalog.LockApi]:
         if not isinstance(event.node, cst.Call):
@@ -892,3 +885,12 @@ def _configured_pair(key: cst.BaseExpression, value: cst.BaseExpression) -> bool
         and key.attr.value != value.attr.value
         and source_text(key.value) == source_text(value.value)
     )
+
+
+def _once_per_event(memo: Dict[int, Tuple[Event, T]], event: Event, work: Callable[[Event], T]) -> T:
+    """``work(event)``, worked out once: by the event's id, with the event
+    kept, so that the id is never another event's."""
+    known = memo.get(id(event))
+    if known is None or known[0] is not event:
+        known = memo[id(event)] = (event, work(event))
+    return known[1]
