@@ -25,7 +25,7 @@ from idemlint.cache import UNREADABLE, content_hash
 from idemlint.findings import FileProblem
 from idemlint.modules import module_files, module_name
 from idemlint.nesting import TooDeep, too_deep, too_deep_parsed
-from idemlint.reading import NO_OVERLAY, Overlay
+from idemlint.reading import NO_OVERLAY, Overlay, decode
 from idemlint.segments import Later, Piece, Screen, Segment, split
 from idemlint.names import argument, dotted_name, literal_text
 from idemlint.splats import Scope, Splat, entry, reached, returned_dicts
@@ -580,31 +580,6 @@ def _class_named(expression: cst.BaseExpression, loaded: LoadedModule) -> Option
         return f"{loaded.name}.{spelled}"
     resolver = loaded.index.resolver()
     return resolver.resolve(expression) if resolver.is_imported(spelled.split(".")[0]) else None
-
-
-def decode(source: bytes, path: str) -> Union[str, FileProblem]:
-    """Decode like Python does: PEP 263 cookie, BOM, UTF-8 by default."""
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
-    except (SyntaxError, LookupError) as error:
-        return FileProblem(path, 1, 1, "E902", f"cannot decode file: {error}")
-    try:
-        text = source.decode(encoding)
-    except UnicodeDecodeError as error:
-        line, column = _byte_position(source, error.start)
-        byte = source[error.start]
-        return FileProblem(
-            path, line, column, "E902", f"cannot decode file as {encoding}: byte 0x{byte:02x}, {error.reason}"
-        )
-    return text[1:] if text.startswith("\ufeff") else text
-
-
-def _byte_position(source: bytes, offset: int) -> Tuple[int, int]:
-    """1-based line and column (in bytes) of ``offset``, lines ending as Python ends them."""
-    before = source[:offset].splitlines(keepends=True) or [b""]
-    if before[-1].endswith((b"\n", b"\r")):
-        return len(before) + 1, 1
-    return len(before), len(before[-1]) + 1
 
 
 def load_source(

@@ -20,6 +20,8 @@ import stat
 import tokenize
 from typing import Dict, Mapping, Optional, Set, Tuple, Union
 
+from idemlint.findings import FileProblem
+
 NOT_REGULAR = "not a regular file"
 
 # O_NONBLOCK makes opening a FIFO return at once; it does not change how a
@@ -150,3 +152,28 @@ def as_saved(text: str) -> bytes:
         return text.encode(encoding)
     except (SyntaxError, LookupError, UnicodeError):
         return raw
+
+
+def decode(source: bytes, path: str) -> Union[str, FileProblem]:
+    """Decode like Python does: PEP 263 cookie, BOM, UTF-8 by default."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+    except (SyntaxError, LookupError) as error:
+        return FileProblem(path, 1, 1, "E902", f"cannot decode file: {error}")
+    try:
+        text = source.decode(encoding)
+    except UnicodeDecodeError as error:
+        line, column = _byte_position(source, error.start)
+        byte = source[error.start]
+        return FileProblem(
+            path, line, column, "E902", f"cannot decode file as {encoding}: byte 0x{byte:02x}, {error.reason}"
+        )
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def _byte_position(source: bytes, offset: int) -> Tuple[int, int]:
+    """1-based line and column (in bytes) of ``offset``, lines ending as Python ends them."""
+    before = source[:offset].splitlines(keepends=True) or [b""]
+    if before[-1].endswith((b"\n", b"\r")):
+        return len(before) + 1, 1
+    return len(before), len(before[-1]) + 1

@@ -19,7 +19,7 @@ from idemlint.escape import visible
 from idemlint.findings import FileProblem, Finding
 from idemlint.lsp.analysis import Buffer, Checked
 from idemlint.lsp.text import from_lsp, line_end, lines_of, to_lsp, uri_of
-from idemlint.reading import read_regular
+from idemlint.reading import decode, read_regular
 from idemlint.report.meta import code_info
 
 SOURCE = "idemlint"
@@ -60,8 +60,6 @@ class Places:
 
 
 def _read_lines(path: str) -> Optional[List[str]]:
-    from idemlint.project import decode
-
     try:
         text = decode(read_regular(path, _MAX_READ), path)
     except OSError:

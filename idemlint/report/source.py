@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Dict, List, Optional, Protocol, Sequence, Tuple
 from idemlint.escape import valid_unicode
-from idemlint.reading import read_regular
+from idemlint.reading import decode, read_regular
 
 _WHITESPACE = re.compile(r"\s+")
 
@@ -38,8 +38,6 @@ def source_lines(path: str) -> List[str]:
 
 @lru_cache(maxsize=64)
 def _lines(path: str, mtime_ns: int, size: int) -> Tuple[str, ...]:
-    from idemlint.project import decode
-
     try:
         text = decode(read_regular(path), path)
     except OSError:
