@@ -722,40 +722,39 @@ class Definitions(Generic[Node]):
 
 
 class Constants(Mapping[str, cst.BaseExpression]):
-    """A module's top-level ``name = value`` bindings, the last in the
-    module winning; values left as text (see :meth:`Segment.data_names`)
-    are parsed on first access.
+    """A module's top-level ``name = value`` bindings, added in module order
+    so that the last one of a name wins; values left as text (see
+    :meth:`Segment.data_names`) are parsed on first access.
 
     Iterating the names parses nothing; :meth:`up_front` holds the values
     parsed with the module, among them every one name resolution reads.
     """
 
     def __init__(self) -> None:
-        self._up_front: Dict[str, Tuple[int, cst.BaseExpression]] = {}
-        self._waiting: Dict[str, Tuple[int, Callable[[], cst.BaseExpression]]] = {}
+        self._up_front: Dict[str, cst.BaseExpression] = {}
+        self._waiting: Dict[str, Callable[[], cst.BaseExpression]] = {}
         self._parsed: Dict[str, cst.BaseExpression] = {}
 
-    def add(self, name: str, number: int, value: cst.BaseExpression) -> None:
-        """A binding parsed up front, in top-level statement ``number``."""
-        if name not in self._waiting or number > self._waiting[name][0]:
-            self._waiting.pop(name, None)
-            self._parsed.pop(name, None)
-            self._up_front[name] = (number, value)
+    def add(self, name: str, value: cst.BaseExpression) -> None:
+        """A binding parsed up front."""
+        self._waiting.pop(name, None)
+        self._parsed.pop(name, None)
+        self._up_front[name] = value
 
-    def add_waiting(self, name: str, number: int, parse: Callable[[], cst.BaseExpression]) -> None:
+    def add_waiting(self, name: str, parse: Callable[[], cst.BaseExpression]) -> None:
         """A binding left as text, whose value ``parse`` gives."""
-        if name not in self._up_front or number > self._up_front[name][0]:
-            self._up_front.pop(name, None)
-            self._waiting[name] = (number, parse)
+        self._up_front.pop(name, None)
+        self._parsed.pop(name, None)
+        self._waiting[name] = parse
 
     def up_front(self) -> Dict[str, cst.BaseExpression]:
-        return {name: value for name, (_, value) in self._up_front.items()}
+        return dict(self._up_front)
 
     def __getitem__(self, name: str) -> cst.BaseExpression:
         if name in self._up_front:
-            return self._up_front[name][1]
+            return self._up_front[name]
         if name not in self._parsed:
-            self._parsed[name] = self._waiting[name][1]()  # KeyError for an unknown name
+            self._parsed[name] = self._waiting[name]()  # KeyError for an unknown name
         return self._parsed[name]
 
     def __iter__(self) -> Iterator[str]:

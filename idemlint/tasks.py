@@ -247,7 +247,7 @@ def build_index(
     places = numbers if numbers is not None else range(len(module.body))
     parsed: Dict[int, cst.BaseStatement] = dict(zip(places, module.body))
     waiting = later.waiting if later is not None else {}
-    # In the module's order: a later import of a name replaces an earlier one.
+    # In the module's order: a later import or binding of a name replaces an earlier one.
     for number in sorted([*parsed, *waiting]):
         if number in parsed:
             _index_top_level(index, [parsed[number]], registrations, number)
@@ -302,7 +302,7 @@ def _index_top_level(
                 index.arq_settings.append(statement)
         elif isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
-                _index_small_statement(index, small, registrations, number)
+                _index_small_statement(index, small, registrations)
         elif isinstance(statement, (cst.If, cst.Try)):
             # Conditional definitions (``if TYPE_CHECKING``, ``try: import``).
             for block in _blocks(statement):
@@ -357,23 +357,23 @@ def _index_waiting_data(index: ModuleIndex, later: Later, segment: Segment) -> N
         return parsed[0]
 
     for name in segment.data_names():
-        index.constants.add_waiting(name, segment.number, parse_value)
+        index.constants.add_waiting(name, parse_value)
 
 
 def _index_small_statement(
-    index: ModuleIndex, small: cst.BaseSmallStatement, registrations: List[cst.Call], number: int
+    index: ModuleIndex, small: cst.BaseSmallStatement, registrations: List[cst.Call]
 ) -> None:
     if isinstance(small, (cst.Import, cst.ImportFrom)):
         index.imports.update(import_bindings(small, index.package))
     elif isinstance(small, cst.Assign):
         for target in small.targets:
             if isinstance(target.target, cst.Name):
-                index.constants.add(target.target.value, number, small.value)
+                index.constants.add(target.target.value, small.value)
             elif isinstance(target.target, cst.Attribute) and target.target.attr.value == "Task":
                 index.task_class_settings.append((target.target.value, small.value))
     elif isinstance(small, cst.AnnAssign) and small.value is not None:
         if isinstance(small.target, cst.Name):
-            index.constants.add(small.target.value, number, small.value)
+            index.constants.add(small.target.value, small.value)
     value = getattr(small, "value", None)
     if isinstance(value, cst.Call):
         registrations.append(value)

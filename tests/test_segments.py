@@ -193,11 +193,14 @@ EQUIVALENT = {
         "LIMIT = 10 * 60\nTTL: int = 5 * 60\nUNUSED = {'a': [1, 2]}\n\n"
         "@shared_task(time_limit=LIMIT)\ndef f(x):\n    r.set('k', x, nx=True, ex=TTL)\n"
     ),
+    # A POST through ``client`` is IDM002's only when the last binding is the session.
     "a name bound to data, then to a client": (
-        "from celery import shared_task\nimport redis\nr = {'client': None}\nr = redis.Redis()\n" + _TASK + _HELPER
+        "from celery import shared_task\nimport requests\nclient = {'a': None}\nclient = requests.Session()\n"
+        "@shared_task\ndef f(x):\n    client.post('https://example.com', json=x)\n"
     ),
     "a name bound to a client, then to data": (
-        "from celery import shared_task\nimport redis\nr = redis.Redis()\nr = {'client': None}\n" + _TASK + _HELPER
+        "from celery import shared_task\nimport requests\nclient = requests.Session()\nclient = {'a': None}\n"
+        "@shared_task\ndef f(x):\n    client.post('https://example.com', json=x)\n"
     ),
     # A POST is IDM002's only through requests itself.
     "an import replaced by a later conditional one": (
