@@ -203,7 +203,7 @@ class Screen:
         text = "".join(lines)
         self._hands_functions = project_decorator is not None and bool(_ENQUEUE.search(text))
         self._registered = set(_REGISTERED_CLASS.findall(text)) if "register_task" in text else set()
-        self._local_classes: Optional[Set[str]] = None
+        self._local_classes: Optional[Dict[str, List[ast.ClassDef]]] = None
         self._bases_only: Set[int] = set()
         # The classes left as text that detection still reads (see
         # :meth:`_needed_class`), by segment number; known after :meth:`deferred`.
@@ -375,11 +375,13 @@ class Screen:
         return False
 
     def _may_be_a_task_itself(self, definition: ast.ClassDef) -> bool:
-        if _defines_task_method(definition):
-            return True
+        """Whether the class defines what a task class runs, or inherits it
+        from a class of its own module; what it inherits from elsewhere is
+        detection's to ask (a subclass of a local class parsed up front is
+        parsed up front too, see :meth:`deferred`)."""
         if self._local_classes is None:
-            self._local_classes = _class_names(self._segments)
-        return any(_dotted(base) in self._local_classes for base in definition.bases)
+            self._local_classes = _classes_by_name(self._segments)
+        return _runs_in_module(definition, self._local_classes, set())
 
     def _decorated_as_task(self, function: Union[ast.FunctionDef, ast.AsyncFunctionDef]) -> bool:
         return any(self._may_make_task(decorator) for decorator in function.decorator_list)
@@ -508,6 +510,30 @@ def _top_level(statements: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
             if isinstance(statement, ast.Try):
                 for handler in statement.handlers:
                     yield from _top_level(handler.body)
+
+
+def _runs_in_module(
+    definition: ast.ClassDef, local: Mapping[str, Sequence[ast.ClassDef]], seen: Set[str]
+) -> bool:
+    """Whether ``definition`` or one of its bases among the module's classes
+    ``local`` (transitively) defines what a task class runs."""
+    if _defines_task_method(definition):
+        return True
+    for base in map(_dotted, definition.bases):
+        if base in local and base not in seen:
+            seen.add(base)
+            if any(_runs_in_module(owner, local, seen) for owner in local[base]):
+                return True
+    return False
+
+
+def _classes_by_name(segments: Iterable[Segment]) -> Dict[str, List[ast.ClassDef]]:
+    found: Dict[str, List[ast.ClassDef]] = {}
+    for segment in segments:
+        for node in _top_level(segment.statements):
+            if isinstance(node, ast.ClassDef):
+                found.setdefault(node.name, []).append(node)
+    return found
 
 
 def _class_names(segments: Iterable[Segment]) -> Set[str]:

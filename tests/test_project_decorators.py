@@ -496,6 +496,38 @@ def test_a_task_base_two_modules_away_through_classes_left_as_text(
     assert "Sync" in out and "Render" not in out
 
 
+def test_a_local_mixin_without_run_leaves_its_subclass_as_text(
+    tmp_path: pathlib.Path, run_cli: RunCli
+) -> None:
+    """``Page(Titled, View)`` has a base in its module, but neither defines
+    ``run``: it can be a task only through ``View``, so it waits as text for
+    detection to ask.  ``Sync(Runs, Base)`` inherits ``run`` from a mixin of
+    its module (``Runs`` alone is no task: it has no task base), so it is
+    parsed up front, where class-based tasks are found."""
+    package = tmp_path / "proj"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "base.py").write_text("from celery import Task\n\n\nclass Base(Task):\n    abstract = True\n")
+    (package / "views.py").write_text("class View:\n    pass\n")
+    post = "        requests.post('https://x.example', json={'o': order_id})\n"
+    jobs = (
+        "# Task classes\nimport requests\nfrom proj.base import Base\nfrom proj.views import View\n\n\n"
+        "class Titled:\n    title = 'x'\n\n\n"
+        "class Page(Titled, View):\n    def render(self, order_id):\n" + post + "\n\n"
+        "class Runs:\n    def run(self, order_id):\n" + post + "\n\n"
+        "class Sync(Runs, Base):\n    pass\n"
+    )
+    (package / "jobs.py").write_text(jobs)
+    loaded = load_source(jobs.encode(), str(package / "jobs.py"), project_decorator=lambda name: True)
+    assert isinstance(loaded, LoadedModule)
+    assert (list(loaded.index.classes.up_front()), loaded.index.classes.detected()) == (["Sync"], ["Page"])
+    status, out, err = run_cli("check", "--no-cache", str(package))
+    assert (status, err) == (1, "")
+    assert reported(out) == [(str(package / "jobs.py"), 18, "IDM002")]
+    status, out, _ = run_cli("tasks", str(package))
+    assert "Sync" in out and "Page" not in out
+
+
 def test_a_task_class_below_a_class_left_as_text_is_found(tmp_path: pathlib.Path, run_cli: RunCli) -> None:
     """``Mid`` subclasses a project task base and stays text for detection;
     ``Sync(Mid)`` defines ``run``, so it is parsed up front, where
