@@ -976,9 +976,7 @@ def _findings_of(
     findings = [f for f in findings if settings.enabled(f.code, f.path if by_path else None)]
     suppressed: List[Finding] = []
     if apply_noqa:
-        findings, suppressed = _without_suppressed(
-            findings, {m.path: m.text for m in _modules_of(reported)}
-        )
+        findings, suppressed = _without_suppressed(findings, _modules_of(reported))
     return LintResult(
         findings=tuple(merged(findings)),
         problems=tuple(problems),
@@ -1327,7 +1325,7 @@ def _walked_statements(module: "LoadedModule", walked: Set[int]) -> Set[int]:
 
 
 def _without_suppressed(
-    findings: List[Finding], texts: Dict[str, str]
+    findings: List[Finding], modules: Sequence["LoadedModule"]
 ) -> Tuple[List[Finding], List[Finding]]:
     """The findings no ``# noqa`` hides, and those it hides."""
     from idemlint.noqa import NoqaMap
@@ -1335,7 +1333,8 @@ def _without_suppressed(
     # Not str.splitlines(): it also splits on form feeds, \x1c-\x1e, \x85 and
     # \u2028, which are not line breaks for Python, libcst or flake8.
     maps = {
-        path: NoqaMap(io.StringIO(text, newline="").readlines()) for path, text in texts.items()
+        module.path: NoqaMap(io.StringIO(module.text, newline="").readlines(), module.starts)
+        for module in modules
     }
     hides = [maps[f.path].suppressed(f.line, f.code) for f in findings]
     return (

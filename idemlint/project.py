@@ -74,6 +74,9 @@ class LoadedModule:
     later: Optional[Later] = None
     # The content hash of the bytes this was parsed from (None: given as text).
     digest: Optional[str] = None
+    # The first line of each run of lines holding top-level statements (see
+    # segments.split), where nothing is open: () when CPython could not parse it.
+    starts: Tuple[int, ...] = ()
 
     def pieces(self) -> List[Piece]:
         """The parsed statements, in pieces that each align with their CPython statements."""
@@ -620,6 +623,7 @@ def load_source(
     if deep is not None:
         return deep
     segments = split(tree, len(lines))
+    starts = tuple(segment.first_line for segment in segments)
     screen = Screen(tree, segments, lines, task_decorators, package or None, project_decorator)
     waiting = screen.deferred()
     up_front = [segment for segment in segments if segment.number not in waiting]
@@ -629,7 +633,7 @@ def load_source(
         if isinstance(module, FileProblem):
             return module
         index = build_index(module, package or None, scan_bodies=_hands_functions(text))
-        return LoadedModule(name or path, path, text, module, tree, index, digest=digest)
+        return LoadedModule(name or path, path, text, module, tree, index, digest=digest, starts=starts)
     later = Later(lines, waiting, screen.detected)
     index = build_index(
         partial,
@@ -641,7 +645,7 @@ def load_source(
     statements = [statement for segment in up_front for statement in segment.statements]
     return LoadedModule(
         name or path, path, text, partial, ast.Module(body=statements, type_ignores=[]), index, later,
-        digest,
+        digest, starts,
     )
 
 

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from typing import List
+import ast
+import pathlib
+from typing import Dict, List, Tuple
 
 import pytest
 
+from idemlint import noqa
 from idemlint.noqa import NoqaMap
+from idemlint.segments import split
+
+FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 
 
 def noqa_map(source: str) -> NoqaMap:
@@ -140,3 +146,75 @@ def test_file_level_noqa_after_code_is_not_file_level() -> None:
 def test_file_level_noqa_with_codes_still_disables_the_file_like_flake8() -> None:
     # flake8's NOQA_FILE regex ignores anything after "noqa".
     assert noqa_map(f"# flake8: noqa: E501\n{CALL}\n").disabled
+
+
+TOP_LEVEL = '''"""Module."""
+# leading comment  # noqa: IDM001
+import requests
+
+
+@decorator(
+    option=1,  # noqa: IDM003
+)
+def send(url, payload):
+    requests.post(
+        url,  # noqa: IDM002
+        json=payload,
+    )
+    text = """
+# noqa: IDM004
+not code
+"""
+    return text
+
+
+x = (1,
+     2); y = 3  # noqa
+z = 4 \\
+    + 5  # noqa: IDM005
+
+
+class Job:
+    def run(self):
+        requests.post(URL, json={})  # noqa: IDM002, IDM006
+'''
+
+
+def _statement_starts(source: str) -> List[int]:
+    lines = source.splitlines(keepends=True)
+    return [segment.first_line for segment in split(ast.parse(source), len(lines))]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [TOP_LEVEL, *(path.read_text(encoding="utf-8") for path in sorted(FIXTURES.glob("*.py")))],
+    ids=["top_level", *(path.name for path in sorted(FIXTURES.glob("*.py")))],
+)
+def test_tokenizing_one_statement_at_a_time_reads_what_the_whole_file_gives(source: str) -> None:
+    """The runs between top-level statements are tokenized only when asked
+    about; every answer is the one tokenizing the whole file gives."""
+    lines = source.splitlines(keepends=True)
+    whole, by_statement = NoqaMap(lines), NoqaMap(lines, _statement_starts(source))
+    numbers = range(1, len(lines) + 1)
+    for code in ("IDM001", "IDM002", "IDM003", "IDM004", "IDM005", "IDM006"):
+        assert [by_statement.suppressed(n, code) for n in numbers] == [whole.suppressed(n, code) for n in numbers]
+    pairs = [(a, b) for a in numbers for b in range(a, min(a + 4, len(lines) + 1))]
+    assert [by_statement.same_logical_line(a, b) for a, b in pairs] == [whole.same_logical_line(a, b) for a, b in pairs]
+
+
+def test_only_the_statement_holding_the_asked_line_is_tokenized(monkeypatch: pytest.MonkeyPatch) -> None:
+    tokenized: List[Tuple[int, int]] = []
+    read = noqa._logical_line_text
+
+    def recording(lines: List[str], first: int = 1) -> Dict[int, str]:
+        tokenized.append((first, first + len(lines) - 1))
+        return read(lines, first)
+
+    monkeypatch.setattr(noqa, "_logical_line_text", recording)
+    lines = TOP_LEVEL.splitlines(keepends=True)
+    by_statement = NoqaMap(lines, _statement_starts(TOP_LEVEL))
+    assert by_statement.suppressed(11, "IDM002") and not by_statement.suppressed(11, "IDM001")
+    assert by_statement.suppressed(17, "IDM004")  # a string's lines are one logical line
+    assert tokenized == [(6, 20)]
+    assert by_statement.suppressed(24, "IDM005") and tokenized[1:] == [(23, 26)]
+    assert by_statement.suppressed(22, "IDM001") and tokenized[2:] == [(21, 22)]
