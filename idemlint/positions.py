@@ -15,10 +15,11 @@ import ast
 import dataclasses
 import io
 from dataclasses import dataclass
-from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union, cast
 
 import libcst as cst
-from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, CodeRange, PositionProvider
+from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from idemlint.segments import Piece
 
@@ -214,8 +215,8 @@ def _statement_positions(
         default_indent=module.default_indent,
         default_newline=module.default_newline,
     )
-    positions = MetadataWrapper(single, unsafe_skip_copy=True).resolve(PositionProvider)
-    return alone, positions, io.StringIO(single.code, newline="").readlines()
+    positions, code = _generated(single)
+    return alone, positions, io.StringIO(code, newline="").readlines()
 
 
 def _shifted(where: CodeRange, first_line: int, code: Sequence[str], lines: Sequence[str]) -> CodeRange:
@@ -240,5 +241,19 @@ def _shifted(where: CodeRange, first_line: int, code: Sequence[str], lines: Sequ
 
 
 def _whole_module(module: cst.Module, nodes: Sequence[cst.CSTNode]) -> Dict[int, CodeRange]:
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    positions = _generated(module)[0]
     return {id(node): positions[node] for node in nodes}
+
+
+def _generated(module: cst.Module) -> Tuple[Mapping[cst.CSTNode, CodeRange], str]:
+    """The positions libcst's ``PositionProvider`` records for every node
+    of ``module`` as it generates its code, and that code.
+
+    ``MetadataWrapper.resolve`` would also walk the module with a visitor
+    for the batchable providers, even when there are none, and a walk
+    rebuilds every node: more than the code generation costs.
+    """
+    provider = PositionProvider()
+    state = PositionProvidingCodegenState(module.default_indent, module.default_newline, provider=provider)
+    module._codegen(state)
+    return cast(Mapping[cst.CSTNode, CodeRange], provider._computed), "".join(state.tokens)

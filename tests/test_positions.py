@@ -11,7 +11,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from idemlint.positions import locate
+from idemlint.positions import _generated, locate
 from idemlint.segments import Piece
 
 FIXTURES = sorted((pathlib.Path(__file__).parent / "fixtures").rglob("*.py"))
@@ -166,3 +166,14 @@ def test_positions_walk_a_long_body_once_whatever_the_number_of_findings(
     locate([Piece(module, ast.parse(source))], nodes, io.StringIO(source, newline="").readlines())
     assert len(nodes) > 1000
     assert visits <= count_nodes(module)
+
+
+@pytest.mark.parametrize("path", FIXTURES[:12], ids=lambda path: path.name)
+def test_generating_the_code_gives_the_metadata_wrappers_positions_and_code(path: pathlib.Path) -> None:
+    """``_generated`` runs ``PositionProvider``'s code generation itself (the
+    wrapper's needless walk rebuilds every node); the same positions, the same code."""
+    module = cst.parse_module(path.read_text(encoding="utf-8"))
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    positions, code = _generated(module)
+    assert code == module.code
+    assert dict(positions) == dict(expected)

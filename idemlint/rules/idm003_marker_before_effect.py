@@ -328,32 +328,38 @@ def _call_marker(event: Event, call: cst.Call, knowledge: Knowledge) -> Optional
     if not isinstance(func, cst.Attribute):
         return None
     method = func.attr.value
-    label = f"`{call_label(call)}`"
     if _is_mark_method(method) and _is_local_object(func.value, event):
-        return _Marker(call, event, label, dedup=False)
+        return _Marker(call, event, _label(call), dedup=False)
     if method in ("update", "aupdate", "update_or_create"):
         for arg in call.args:
             if arg.keyword is not None and _is_done_field(arg.keyword.value, arg.value):
-                return _Marker(call, event, f"{label} marking `{arg.keyword.value}` done", False, arg.keyword.value)
+                return _Marker(
+                    call, event, f"{_label(call)} marking `{arg.keyword.value}` done", False, arg.keyword.value
+                )
             if arg.keyword is not None and _selects_the_work(event, arg.keyword.value, knowledge):
                 return _Marker(
-                    call, event, f"{label} advancing `{arg.keyword.value}`, which selects the work,", False,
+                    call, event, f"{_label(call)} advancing `{arg.keyword.value}`, which selects the work,", False,
                     arg.keyword.value,
                 )
         return None
     if method in catalog.CACHE_SET_METHODS:
-        return _cache_marker(event, call, knowledge, label)
+        return _cache_marker(event, call, knowledge, _label(call))
     if method in catalog.INSERT_METHODS:
-        return _insert_marker(event, call, label)
+        return _insert_marker(event, call, _label(call))
     if method in catalog.SQL_EXECUTE_METHODS and call.args:
-        return _sql_marker(event, call, knowledge, label)
+        return _sql_marker(event, call, knowledge, _label(call))
     if method == "add" and call.args:
         created = call.args[0].value
         if isinstance(created, cst.Call):
             name = dotted_name(created.func) or ""
             if catalog.names_dedup_table(name.split(".")[-1]):
-                return _Marker(call, event, label, dedup=True)
+                return _Marker(call, event, _label(call), dedup=True)
     return None
+
+
+def _label(call: cst.Call) -> str:
+    """The call as a message names it (generated code: asked only of a marker)."""
+    return f"`{call_label(call)}`"
 
 
 def _selects_the_work(event: Event, field: str, knowledge: Knowledge) -> bool:

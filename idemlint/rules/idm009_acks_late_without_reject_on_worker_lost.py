@@ -33,12 +33,12 @@ place (or a place it inherits from) turns ``reject_on_worker_lost`` on:
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union, cast
 
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.names import Resolver, dotted_name, literal_text
+from idemlint.names import Resolver, descendants, dotted_name, literal_text
 from idemlint.fixes import UNSAFE
 from idemlint.rules.base import ModuleContext, ModuleRule, NodeEdit, SuggestedFix, Violation
 from idemlint.rules.edits import ends_its_line
@@ -692,24 +692,23 @@ class _Layout:
         if self._read:
             return
         self._read = True
-        alone, starting = self._alone, self._starting
-
-        class Layout(cst.CSTVisitor):
-            def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-                if len(node.body) == 1:
-                    alone.add(id(node.body[0]))
-
-            def visit_Call(self, node: cst.Call) -> None:
-                broken = isinstance(node.whitespace_before_args, cst.ParenthesizedWhitespace)
-                for arg in node.args:
+        # A plain walk: a libcst visitor rebuilds every node of the module.
+        for node in descendants(self._module):
+            kind = type(node)
+            if kind is cst.SimpleStatementLine:
+                body = cast(cst.SimpleStatementLine, node).body
+                if len(body) == 1:
+                    self._alone.add(id(body[0]))
+            elif kind is cst.Call:
+                call = cast(cst.Call, node)
+                broken = isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace)
+                for arg in call.args:
                     if broken:
-                        starting.add(id(arg))
+                        self._starting.add(id(arg))
                     comma = arg.comma
                     broken = isinstance(comma, cst.Comma) and isinstance(
                         comma.whitespace_after, cst.ParenthesizedWhitespace
                     )
-
-        self._module.visit(Layout())
 
 
 def _message(acks: _Acks, place: _Place, state: str) -> str:
