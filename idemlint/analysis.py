@@ -295,10 +295,13 @@ class Summary:
                 mapped[id(scope)] = replace(scope, chain=root.chain + scope.chain[depth:])
         return mapped
 
-    def relative_path(self, event: Event, call: int) -> Tuple[Step, ...]:
+    def relative_path(self, event: Event, call: int, moved: Dict[int, Step]) -> Tuple[Step, ...]:
+        """The event's path below the call it was walked at, as it stands
+        below ``call``; ``moved`` keeps each step moved there once for the
+        replay (every event's path starts at the same call boundary)."""
         original = id(self.call)
         return tuple(
-            replace(step, container=call) if step.container == original else step
+            _moved(step, call, moved) if step.container == original else step
             for step in event.path[self.prefix :]
         )
 
@@ -824,6 +827,8 @@ class TraceBuilder:
     ) -> None:
         transaction = self._transactions[-1] if self._transactions else None
         scopes = summary.scopes_under(scope)
+        moved: Dict[int, Step] = {}
+        caught = tuple(self._caught)
         for event in summary.events:
             if len(self.trace.events) >= MAX_EVENTS_PER_TASK:
                 self._events_ran_out()
@@ -838,10 +843,10 @@ class TraceBuilder:
                         if event.value_scope is not None
                         else None
                     ),
-                    path=path + summary.relative_path(event, id(call)),
+                    path=path + summary.relative_path(event, id(call), moved),
                     seq=next(self._seq),
                     transaction=event.transaction if own_transaction else transaction,
-                    caught=tuple(self._caught) + event.caught[summary.context[1] :],
+                    caught=caught + event.caught[summary.context[1] :],
                     call_site=call if event.call_site is summary.call else event.call_site,
                 )
             )
@@ -868,6 +873,13 @@ class TraceBuilder:
                 **fields,  # type: ignore[arg-type]
             )
         )
+
+
+def _moved(step: Step, container: int, moved: Dict[int, Step]) -> Step:
+    known = moved.get(id(step))
+    if known is None:
+        known = moved[id(step)] = replace(step, container=container)
+    return known
 
 
 def _replayed(

@@ -1223,15 +1223,9 @@ def _imports_in(statements: Statements) -> Iterator[Union[cst.Import, cst.Import
 
 
 def _calls_in(function: cst.FunctionDef) -> Iterator[cst.Call]:
-    """Every call written in a function's body, nested ones included."""
-    found: List[cst.Call] = []
-
-    class _Collector(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            found.append(node)
-
-    function.body.visit(_Collector())
-    return iter(found)
+    """Every call written in a function's body, nested ones included, in
+    source order (a plain walk: a libcst visitor rebuilds every node)."""
+    return (node for node in descendants(function.body) if type(node) is cst.Call)
 
 
 def _definitions_in(statements: Statements) -> Iterator[cst.FunctionDef]:
