@@ -537,12 +537,7 @@ def _classes_by_name(segments: Iterable[Segment]) -> Dict[str, List[ast.ClassDef
 
 
 def _class_names(segments: Iterable[Segment]) -> Set[str]:
-    return {
-        node.name
-        for segment in segments
-        for node in _top_level(segment.statements)
-        if isinstance(node, ast.ClassDef)
-    }
+    return set(_classes_by_name(segments))
 
 
 def _dotted(node: ast.expr) -> str:
