@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import List, Sequence, Set, Tuple
 
 import pytest
 from hypothesis import given, settings
@@ -72,6 +73,68 @@ def test_every_catalogue_pattern_agrees_with_the_regex_on_names_built_from_it() 
         glob, regex = compile_glob(pattern, ignore_case=ignore_case), reference(pattern, ignore_case)
         for name in names:
             assert glob.matches(name) == bool(regex.match(name)), (pattern, name)
+
+
+def _catalogue_tables() -> List[Tuple[str, Sequence[object]]]:
+    return [
+        (name, value)
+        for name, value in sorted(vars(catalog).items())
+        if isinstance(value, tuple)
+        and value
+        and all(isinstance(entry, str) or isinstance(getattr(entry, "pattern", None), str) for entry in value)
+    ]
+
+
+def _scanned(table: Sequence[object], name: str) -> Tuple[object, ...]:
+    """What a table lookup answers, glob by glob in table order."""
+    return tuple(
+        entry
+        for entry in table
+        if (
+            compile_glob(entry)
+            if isinstance(entry, str)
+            else compile_glob(entry.pattern, ignore_case=getattr(entry, "ignore_case", False))  # type: ignore[attr-defined]
+        ).matches(name)
+    )
+
+
+def _names_built_from(table: Sequence[object]) -> Set[str]:
+    names: Set[str] = set()
+    for entry in table:
+        pattern = entry if isinstance(entry, str) else entry.pattern  # type: ignore[attr-defined]
+        for choice in (0, -1):
+            filled = re.sub(r"\{([^}]*)\}", lambda group: group.group(1).split(",")[choice], pattern)
+            for stuffing in ("", "x", "a.b", "Session()", ".create"):
+                name = filled.replace("*", stuffing)
+                names |= {name, name + "x", name[:-1], name.upper(), f"x.{name}", name.rpartition(".")[2]}
+    return names
+
+
+def test_table_lookups_answer_as_trying_every_glob_in_order() -> None:
+    # Lookups try only the globs filed under the name's last dotted part.
+    tables = _catalogue_tables()
+    assert {"KEYABLE_EFFECTS", "NON_KEYABLE_EFFECTS", "LOCK_APIS", "COMMIT_HOOKS"} <= {name for name, _ in tables}
+    for table_name, table in tables:
+        for name in sorted(_names_built_from(table)):
+            expected = _scanned(table, name)
+            if isinstance(table[0], str):
+                assert catalog.matches_any(table, name) == bool(expected), (table_name, name)  # type: ignore[arg-type]
+            else:
+                assert catalog.all_matches(table, name) == expected, (table_name, name)  # type: ignore[arg-type]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    patterns=st.lists(
+        st.lists(st.sampled_from(["a", "b", ".", "*", "{a,b}", "{a*,.b}", "{.,*b}", "()"]), max_size=7).map("".join),
+        min_size=1,
+        max_size=6,
+    ),
+    name=st.text(alphabet="ab.()", min_size=1, max_size=10),  # no name: no lookup
+)
+def test_a_lookup_in_any_table_answers_as_every_glob_tried(patterns: List[str], name: str) -> None:
+    table = tuple(patterns)
+    assert catalog.matches_any(table, name) == any(compile_glob(p).matches(name) for p in table)
 
 
 @settings(max_examples=300, deadline=None)
