@@ -256,7 +256,8 @@ class _Blocks:
 _OPENS = "([{"
 _LINK_CHARACTERS = "-+*/%@&|^~<>.'\""
 _LINK_PAIRS = ("==", "!=")
-_WORD_LINKS = re.compile(r"\b(?:and|or|not|if|else|lambda|await|in|is)\b")
+_WORDS = ("and", "or", "not", "if", "else", "lambda", "await", "in", "is")
+_WORD_LINKS = re.compile(r"\b(?:%s)\b" % "|".join(_WORDS))
 # A line indented this many characters may open more blocks than allowed.
 _DEEP_INDENTATION = re.compile(r"(?:\A|[\r\n])[ \t\f]{%d}" % (MAX_INDENTATION + 1))
 # Statements split into their bodies this deep at most (an elif chain is
@@ -275,7 +276,7 @@ def too_deep_parsed(text: str, lines: Sequence[str], tree: ast.Module) -> Option
     lines, and each is cleared or scanned in the order of the text, so the
     first place found is the scan's.
     """
-    if text.count("elif") > MAX_LINKS or _DEEP_INDENTATION.search(text):
+    if text.count("elif") > MAX_LINKS or _indented_too_deep(text):
         return too_deep(text)
     offsets = [0, *itertools.accumulate(map(len, lines))]
     return _Pieces(text, lines, offsets).first_too_deep(tree.body, 1, len(lines), 0)
@@ -288,7 +289,26 @@ def _may_be_too_deep(piece: str) -> bool:
         return True
     links = 2 * opens + sum(piece.count(character) for character in _LINK_CHARACTERS)
     links += sum(piece.count(pair) for pair in _LINK_PAIRS)
-    return links > MAX_LINKS or links + len(_WORD_LINKS.findall(piece)) > MAX_LINKS
+    if links > MAX_LINKS:
+        return True
+    # Each word link is also a substring: counting those first (at C
+    # speed) clears most pieces without the pattern.
+    if links + sum(piece.count(word) for word in _WORDS) <= MAX_LINKS:
+        return False
+    return links + len(_WORD_LINKS.findall(piece)) > MAX_LINKS
+
+
+_TOO_MANY_SPACES = " " * (MAX_INDENTATION + 1)
+
+
+def _indented_too_deep(text: str) -> bool:
+    """Whether a line of ``text`` starts with more indentation characters
+    than MAX_INDENTATION (:data:`_DEEP_INDENTATION`); without tabs or form
+    feeds, by substring tests instead of the pattern (ten times faster)."""
+    if "\t" in text or "\f" in text:
+        return _DEEP_INDENTATION.search(text) is not None
+    spaces = _TOO_MANY_SPACES
+    return text.startswith(spaces) or f"\n{spaces}" in text or f"\r{spaces}" in text
 
 
 @dataclass(frozen=True)

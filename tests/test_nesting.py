@@ -68,6 +68,10 @@ CASES: Dict[str, str] = {
     "98-indentation-levels-of-one-space": (
         "".join(" " * level + "if a:\n" for level in range(MAX_INDENTATION - 2)) + " " * 98 + f"x = {DEEP}\n"
     ),
+    "and-chain-in-the-last-function": SMALL_FUNCTIONS + "def last(a):\n    return " + " and ".join(["a"] * (MAX_LINKS + 2)) + "\n",
+    "not-chain-under-the-limit": SMALL_FUNCTIONS + "x = " + "not " * (MAX_LINKS - 10) + "a\n",
+    # Words inside names are no links: counting substrings cannot clear these, the pattern does.
+    "link-words-inside-names": "x = [" + ", ".join(["printing_is_nothing_android"] * 1500) + "]\n",
     "long-elif-chains": "if a:\n    pass\n" + "elif a.b + c:\n    pass\n" * (MAX_LINKS + 5),
     "empty-file": "",
     "comments-only": "# one\n\n# two\n",
