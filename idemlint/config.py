@@ -140,6 +140,9 @@ class Configurations:
         self.overrides = overrides
         self._nearest: Dict[str, Optional[str]] = {}
         self._settings: Dict[Optional[str], Settings] = {}
+        # Each file's directory as spelled to its settings: a run asks per
+        # file, thousands of times, and the working directory never changes.
+        self._by_spelled_directory: Dict[str, Settings] = {}
 
     def config_file(self, directory: str) -> Optional[str]:
         """The configuration file that applies to the entries of ``directory``."""
@@ -172,7 +175,10 @@ class Configurations:
         return self._settings[config]
 
     def for_file(self, path: str) -> Settings:
-        return self.for_directory(os.path.dirname(os.path.abspath(path)))
+        spelled = os.path.dirname(path)
+        if spelled not in self._by_spelled_directory:
+            self._by_spelled_directory[spelled] = self.for_directory(os.path.dirname(os.path.abspath(path)))
+        return self._by_spelled_directory[spelled]
 
 
 def _has_table(path: str) -> bool:

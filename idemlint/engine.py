@@ -190,7 +190,7 @@ def lint_paths(
     named, files, problems, warnings = _files_to_check(paths, source, force_exclude, project, buffers)
     decorators = _screened_decorators(files, source)
     remembered = cache.screens(repr(decorators)) if cache is not None and cache.ready() else None
-    candidates, read_problems, app_files, seen = _candidates(files, decorators, remembered, buffers)
+    candidates, read_problems, app_files, seen, digests = _candidates(files, decorators, remembered, buffers)
     if cache is not None and remembered is not None:
         from idemlint.screens import kept as screens_to_keep
 
@@ -198,7 +198,7 @@ def lint_paths(
         if changed:
             cache.put_screens(kept, repr(decorators))
     results = _results(
-        candidates, _ProjectFiles(files, app_files, buffers), source, jobs, cache, progress or _no_progress
+        candidates, _ProjectFiles(files, app_files, buffers), source, jobs, cache, progress or _no_progress, digests
     )
     reported = _ReportedFiles(named if project is not None else None)
     findings: List[Finding] = []
@@ -323,7 +323,17 @@ def _in_path_order(files: List[str]) -> List[str]:
     named twice is kept is still the first one named: that is how the user
     asked to see it.)
     """
-    return sorted(files, key=lambda path: os.path.abspath(path).split(os.sep))
+    absolute = _absolute_paths()
+    return sorted(files, key=lambda path: absolute(path).split(os.sep))
+
+
+def _absolute_paths() -> Callable[[str], str]:
+    """``os.path.abspath`` for many paths: on POSIX it joins the working
+    directory, read once here instead of once a path."""
+    if os.name != "posix":
+        return os.path.abspath
+    working = os.getcwd()
+    return lambda path: os.path.normpath(os.path.join(working, path))
 
 
 class _ReportedFiles:
@@ -375,13 +385,15 @@ def _results(
     jobs: Optional[int],
     cache: Optional["Cache"],
     progress: Progress,
+    digests: Mapping[str, str],
 ) -> List[_FileResult]:
     """One result per candidate, in candidate order: from the cache where it
-    is still valid, else analysed (in worker processes when that pays)."""
+    is still valid, else analysed (in worker processes when that pays);
+    ``digests`` holds the content hashes the byte screen already took."""
     if cache is not None and not cache.ready():
         cache = None  # the front end reports cache.warning
     try:
-        return _cached_or_analysed(candidates, files, source, jobs, cache, progress)
+        return _cached_or_analysed(candidates, files, source, jobs, cache, progress, digests)
     finally:
         if cache is not None:
             cache.close()
@@ -405,13 +417,14 @@ def _cached_or_analysed(
     jobs: Optional[int],
     cache: Optional["Cache"],
     progress: Progress,
+    digests: Mapping[str, str],
 ) -> List[_FileResult]:
     """Each group of files under one settings is analysed with them (its own
     projects, over every file of the run); each cache key holds the settings
     its file was analysed with."""
     from idemlint.cache import content_hash, fingerprint
 
-    known = _Known(candidates, files.files, files.overlay)
+    known = _Known(candidates, files.files, files.overlay, digests)
     groups = _by_settings([path for path, _ in candidates], source)
     # Which files may configure an app is part of every key: a file that
     # starts to (``app.Task = X`` added) was no dependency of any analysis.
@@ -419,7 +432,8 @@ def _cached_or_analysed(
     keys = [""] * len(candidates)
     if cache is not None:
         for settings, numbers in groups:
-            applied = fingerprint(settings)
+            # Hashed once: the settings' text holds the whole catalogue.
+            applied = content_hash(fingerprint(settings).encode("utf-8", "surrogatepass"))
             for number in numbers:
                 path, raw = candidates[number]
                 keys[number] = cache.key(path, f"{content_hash(raw)}\0{apps}\0{applied}")
@@ -461,18 +475,23 @@ class _FileResult:
 class _Known:
     """What the run's files hold now, for checking a stored entry: each
     file's content hash (cache.UNREADABLE when it cannot be read) and
-    :func:`~idemlint.cache.line_bound`, read again only for a dependency,
-    and the module each name resolves to, all computed when first needed."""
+    :func:`~idemlint.cache.line_bound`, read again only for a dependency
+    whose hash the byte screen did not take (``digests``), and the module
+    each name resolves to, all computed when first needed."""
 
-    def __init__(self, candidates: List[_Candidate], files: List[str], overlay: Overlay) -> None:
+    def __init__(
+        self, candidates: List[_Candidate], files: List[str], overlay: Overlay, digests: Mapping[str, str]
+    ) -> None:
         self._raw = dict(candidates)
         self._files = files
         self._overlay = overlay
+        self._digests = digests
         self._contents: Dict[str, Tuple[str, Optional[int]]] = {}
         self._modules: Optional[Dict[str, str]] = None
 
     def digest(self, path: str) -> str:
-        return self._content(path)[0]
+        known = self._digests.get(path)
+        return known if known is not None else self._content(path)[0]
 
     def line_bound(self, path: str) -> Optional[int]:
         return self._content(path)[1]
@@ -767,7 +786,7 @@ def _candidates(
     task_decorators: Tuple[str, ...],
     remembered: Optional[Mapping[str, "Screened"]] = None,
     overlay: Overlay = NO_OVERLAY,
-) -> Tuple[List[_Candidate], List[FileProblem], Tuple[str, ...], Dict[str, "Screened"]]:
+) -> Tuple[List[_Candidate], List[FileProblem], Tuple[str, ...], Dict[str, "Screened"], Dict[str, str]]:
     """Read every file once; keep those that can hold tasks or task
     configuration, and those that decorate with a name the project may
     define as its own task decorator (see :class:`_ProjectDecoratorNames`);
@@ -775,7 +794,9 @@ def _candidates(
 
     With ``remembered`` (what a cached run's screen found, by content
     hash), a file whose bytes an earlier run screened is not screened
-    again; what each file's bytes screened to comes back by their hash.
+    again; what each file's bytes screened to comes back by their hash,
+    and each file's hash by its path (checking a cached analysis's
+    dependencies then reads nothing again).
     """
     from idemlint.cache import content_hash
 
@@ -783,6 +804,7 @@ def _candidates(
     problems: List[FileProblem] = []
     app_files: List[str] = []
     seen: Dict[str, "Screened"] = {}
+    digests: Dict[str, str] = {}
     names = _ProjectDecoratorNames()
     for path in paths:
         raw = _read(path, overlay)
@@ -792,7 +814,7 @@ def _candidates(
         if remembered is None:
             screened = _screened(raw, task_decorators)
         else:
-            digest = content_hash(raw)
+            digest = digests[path] = content_hash(raw)
             screened = remembered.get(digest) or _screened(raw, task_decorators)
             seen[digest] = screened
         if screened.configures_app:
@@ -806,7 +828,7 @@ def _candidates(
             candidates.append((path, raw))
     order = {path: number for number, path in enumerate(paths)}
     return (
-        sorted(candidates, key=lambda candidate: order[candidate[0]]), problems, tuple(app_files), seen
+        sorted(candidates, key=lambda candidate: order[candidate[0]]), problems, tuple(app_files), seen, digests
     )
 
 
@@ -1395,7 +1417,7 @@ def list_tasks(
     """
     source = _source(settings)
     named, files, problems, _ = _files_to_check(paths, source, force_exclude, project)
-    candidates, read_problems, app_files, _ = _candidates(files, _screened_decorators(files, source))
+    candidates, read_problems, app_files, _, _ = _candidates(files, _screened_decorators(files, source))
     reported = _ReportedFiles(named if project is not None else None)
     found: Dict[Tuple[str, int, str], TaskInfo] = {}
     file_problems = list(read_problems)

@@ -71,7 +71,7 @@ def _in_each_order(root: pathlib.Path) -> List[List[Tuple[str, int, str]]]:
     from idemlint import engine
 
     named, files, _, _ = engine._files_to_check([str(root)], Fixed(DEFAULT_SETTINGS), False, None)
-    candidates, _, app_files, _ = engine._candidates(files, DEFAULT_SETTINGS.task_decorators)
+    candidates, _, app_files, _, _ = engine._candidates(files, DEFAULT_SETTINGS.task_decorators)
     project_files = engine._ProjectFiles(files, app_files)
     found = []
     for order in (candidates, candidates[::-1]):
@@ -147,3 +147,4 @@ def test_a_task_file_whose_module_name_another_file_claims_is_not_that_module(tm
     })
     in_order, reversed_order = _in_each_order(tmp_path)
     assert in_order == reversed_order == [("tasks.py", 5, "IDM002")]
+

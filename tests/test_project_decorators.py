@@ -183,7 +183,7 @@ def test_a_file_whose_only_task_text_is_a_project_decorator_is_analysed() -> Non
     app = PROJECTS / "decorator_wrapper" / "app"
     files = sorted(str(path) for path in (PROJECTS / "decorator_wrapper").rglob("*.py"))
     assert not could_hold_tasks((app / "exports.py").read_bytes())
-    candidates, problems, _, _ = engine._candidates(files, DEFAULT_SETTINGS.task_decorators)
+    candidates, problems, _, _, _ = engine._candidates(files, DEFAULT_SETTINGS.task_decorators)
     chosen = [path for path, _ in candidates]
     assert problems == [] and chosen == sorted(chosen)
     assert str(app / "exports.py") in chosen and str(app / "reports.py") not in chosen
