@@ -148,3 +148,45 @@ def test_a_task_file_whose_module_name_another_file_claims_is_not_that_module(tm
     in_order, reversed_order = _in_each_order(tmp_path)
     assert in_order == reversed_order == [("tasks.py", 5, "IDM002")]
 
+
+@pytest.mark.parametrize("enabled_before", [True, False])
+def test_the_cycle_collector_pauses_while_a_chunk_is_analysed(
+    enabled_before: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gc
+
+    from idemlint import engine
+
+    during: List[bool] = []
+    analysed = engine._analysed
+
+    def watched(*args: object, **kwargs: object) -> object:
+        during.append(gc.isenabled())
+        return analysed(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "_analysed", watched)
+    path = str(TESTS / "projects" / "shop")
+    (gc.enable if enabled_before else gc.disable)()
+    try:
+        result = lint_paths([path], jobs=1)
+        assert gc.isenabled() == enabled_before  # as the caller left it
+    finally:
+        gc.enable()
+    assert during and not any(during)
+    assert result == lint_paths([path], jobs=2)
+
+
+def test_a_worker_renewing_its_project_collects_what_the_last_one_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    from idemlint import engine
+
+    collections: List[int] = []
+    monkeypatch.setattr(engine, "MAX_FILES_PER_CHUNK", 2)
+    monkeypatch.setattr(gc, "collect", lambda *args: collections.append(len(args)) or 0)
+    named, files, _, _ = engine._files_to_check([str(TESTS / "fixtures")], Fixed(DEFAULT_SETTINGS), False, None)
+    candidates, _, app_files, _, _ = engine._candidates(files, DEFAULT_SETTINGS.task_decorators)
+    run = engine._WorkerRun(engine._ProjectFiles(files, app_files), DEFAULT_SETTINGS)
+    for candidate in candidates[:5]:
+        run.analyse(candidate)
+    assert len(collections) == 2  # before the second project and the third, none before the first
