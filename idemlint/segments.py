@@ -197,11 +197,16 @@ class Screen:
         # bracket (space, a comment, a continuation, the end of ``(name)``).
         self._called = re.compile(rf"\b(?:{words})(?:[\s\\)]|#[^\r\n]*)*\(")
         self._calls_decorator = decorators
+        text = "".join(lines)
+        # The decorator names the module's text holds at all: a definition
+        # whose text holds none cannot call one (what the patterns above
+        # find is spelled with one of them), whatever the patterns would say.
+        self._spelled = [word for word in decorators if word in text]
         self._wrapper_names = self._wrappers()
         self._decorators = _closure(decorators | self._wrapper_names, bindings)
-        self._read_everywhere = self._words_read_everywhere(bindings)
-        text = "".join(lines)
-        self._hands_functions = project_decorator is not None and bool(_ENQUEUE.search(text))
+        enqueues = _ENQUEUE.search(text) is not None
+        self._read_everywhere = self._words_read_everywhere(text, enqueues, bindings)
+        self._hands_functions = project_decorator is not None and enqueues
         self._registered = set(_REGISTERED_CLASS.findall(text)) if "register_task" in text else set()
         self._local_classes: Optional[Dict[str, List[ast.ClassDef]]] = None
         self._bases_only: Set[int] = set()
@@ -283,6 +288,8 @@ class Screen:
         written, so a definition with other than ASCII is only screened for
         the name."""
         text = self._text(segment)
+        if not any(word in text for word in self._spelled):
+            return False
         if not text.isascii():
             return bool(self._mentions.search(text))
         return bool(self._called.search(text))
@@ -298,10 +305,11 @@ class Screen:
     def _text(self, segment: Segment) -> str:
         return "".join(self._lines[segment.first_line - 1 : segment.last_line])
 
-    def _words_read_everywhere(self, bindings: Sequence[Tuple[str, str]]) -> Optional["re.Pattern[str]"]:
-        text = "".join(self._lines)
+    def _words_read_everywhere(
+        self, text: str, enqueues: bool, bindings: Sequence[Tuple[str, str]]
+    ) -> Optional["re.Pattern[str]"]:
         words: Set[str] = set()
-        if _ENQUEUE.search(text):
+        if enqueues:
             words |= self._decorators | _closure(set(_ARQ_WRAPPER_WORDS), bindings)
         if _LATE_ACKS.search(text):
             words |= self._decorators | _closure(set(_CELERY_CONFIG_WORDS), bindings)
