@@ -1,9 +1,10 @@
 """Documentation generated from metadata: rule pages, README table, catalogue.
 
 ``python -m idemlint.docs`` rewrites ``docs/rules/``, the rule table between
-the markers in ``README.md`` and ``docs/catalogue.md`` (the APIs and
-conventions :mod:`idemlint.catalog` holds); a test fails when the committed
-copies differ from what this module renders.
+the markers in ``README.md``, ``docs/catalogue.md`` (the APIs and
+conventions :mod:`idemlint.catalog` holds) and :mod:`idemlint.rule_texts`
+(the rules' texts for reports of cached runs); a test fails when the
+committed copies differ from what this module renders.
 """
 
 from __future__ import annotations
@@ -253,7 +254,38 @@ def readme_with_table(readme: str) -> str:
     return pattern.sub(lambda _: replacement, readme)
 
 
+RULE_TEXTS_MODULE = "idemlint/rule_texts.py"
+
+
+def rule_texts_module() -> str:
+    """The source of :mod:`idemlint.rule_texts`: what reports say of each
+    rule, readable without importing the registry (which imports libcst)."""
+    lines = [
+        '"""What the reports say of each rule, readable without the rule registry.',
+        "",
+        "Generated from the rules' metadata by ``python -m idemlint.docs``; do not",
+        "edit (a test fails when this file differs from what the registry renders).",
+        "A run served from the cache never imports the registry, which imports",
+        "libcst: its reports describe codes from here (idemlint.report.meta).",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from typing import Dict, Tuple",
+        "",
+        "# Each code's name, summary, why, fix and use_instead.",
+        "RULE_TEXTS: Dict[str, Tuple[str, str, str, str, str]] = {",
+    ]
+    for rule in RULES:
+        lines.append(f"    {rule.code!r}: (")
+        lines += [f"        {text!r}," for text in (rule.name, rule.summary, rule.why, rule.fix, rule.use_instead)]
+        lines.append("    ),")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
 def write(root: pathlib.Path) -> None:
+    (root / RULE_TEXTS_MODULE).write_text(rule_texts_module(), encoding="utf-8")
     pages = root / "docs" / "rules"
     pages.mkdir(parents=True, exist_ok=True)
     for name, text in rendered_pages().items():

@@ -331,11 +331,14 @@ def test_suppressed_findings_are_cached_for_unused_noqa(
     assert outputs[0][1].startswith("tasks.py:8:")
 
 
-def test_a_warm_run_does_not_import_the_parser(tmp_path: pathlib.Path) -> None:
+@pytest.mark.parametrize("output_format", ["text", "json", "sarif", "review", "junit"])
+def test_a_warm_run_does_not_import_the_parser(tmp_path: pathlib.Path, output_format: str) -> None:
+    """Whatever the format: the machine-read ones describe each code too
+    (idemlint.rule_texts, not the rule registry)."""
     write(tmp_path, SHOP)
     probe = (
         "import sys\nfrom idemlint.cli import main\n"
-        "status = main(['check', 'shop'])\n"
+        f"status = main(['check', '--format', {output_format!r}, 'shop'])\n"
         "print(status, 'libcst' in sys.modules)\n"
     )
     runs = [

@@ -1,16 +1,20 @@
 """What every report format says about a code: its name, docs and URLs.
 
-The rules come from the registry; ``IDM800`` (an unused ``# noqa``) is a
-report-level item the front end adds, so it is described here and not in
-the rule registry or the rule docs, and so are the codes of a file that
-could not be analysed (``E902``, ``E999``, ``IDM900``), which the machine
-formats report as error-level results.  The URLs come from :mod:`idemlint.urls`.
+The rules' texts come from :mod:`idemlint.rule_texts` (generated from the
+registry, which a run served from the cache never imports); ``IDM800``
+(an unused ``# noqa``) is a report-level item the front end adds, so it is
+described here and not in the rule registry or the rule docs, and so are
+the codes of a file that could not be analysed (``E902``, ``E999``,
+``IDM900``), which the machine formats report as error-level results.  The
+URLs come from :mod:`idemlint.urls`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import List
 
+from idemlint.rule_texts import RULE_TEXTS
 from idemlint.urls import file_url, rule_url
 
 
@@ -42,22 +46,19 @@ UNUSED_NOQA = CodeInfo(
 
 
 def code_info(code: str) -> CodeInfo:
-    from idemlint.rules import RULES_BY_CODE  # imports libcst: only when a finding is described
-
     if code == UNUSED_NOQA.code:
         return UNUSED_NOQA
     if code in FILE_PROBLEMS:
         return FILE_PROBLEMS[code]
-    rule = RULES_BY_CODE[code]
+    name, summary, why, fix, use_instead = RULE_TEXTS[code]
     return CodeInfo(
-        code=rule.code,
-        name=rule.name,
-        summary=rule.summary,
-        why=rule.why,
-        fix=rule.fix,
-        use_instead=rule.use_instead,
-        help_url=rule_url(rule.code),
+        code=code, name=name, summary=summary, why=why, fix=fix, use_instead=use_instead, help_url=rule_url(code)
     )
+
+
+def rule_infos() -> List[CodeInfo]:
+    """Every rule's, in the registry's order."""
+    return [code_info(code) for code in RULE_TEXTS]
 
 
 def readme_url(anchor: str) -> str:

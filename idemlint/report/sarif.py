@@ -30,10 +30,9 @@ from idemlint.engine import LintResult
 from idemlint.fixes import Fix
 from idemlint.findings import FileProblem, Finding, Related
 from idemlint.git import report_root
-from idemlint.report.meta import FILE_PROBLEMS, UNUSED_NOQA, CodeInfo, code_info
+from idemlint.report.meta import FILE_PROBLEMS, UNUSED_NOQA, CodeInfo, rule_infos
 from idemlint.escape import visible
 from idemlint.report.source import ReportPaths, fingerprints
-from idemlint.rules import RULES
 from idemlint.urls import REPOSITORY
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -45,7 +44,7 @@ SOURCE_ROOT = "%SRCROOT%"
 def render_sarif(result: LintResult) -> str:
     root = report_root()
     paths = ReportPaths.under(root)
-    infos = [code_info(rule.code) for rule in RULES]
+    infos = rule_infos()
     if any(f.code == UNUSED_NOQA.code for f in result.findings):
         infos.append(UNUSED_NOQA)
     infos += [FILE_PROBLEMS[code] for code in sorted({p.code for p in result.problems})]
