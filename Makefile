@@ -21,7 +21,8 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/pytest -p no:cacheprovider
 
-## Regenerate docs/rules/ and the README rule table from rule metadata.
+## Regenerate docs/rules/, the README rule table, docs/catalogue.md and
+## idemlint/rule_texts.py from rule and catalogue metadata.
 docs: $(STAMP)
 	$(BIN)/python -m idemlint.docs .
 
