@@ -674,7 +674,7 @@ def _collections_paused() -> Iterator[None]:
     An analysis allocates millions of objects that live until its end
     (libcst trees, indexes), and each collection walks the young ones: even
     every 100 000 allocations, collections took 16 % of a one-process run's
-    CPU on weblate and 17 % of sentry's wall time with two workers.  The
+    CPU on weblate, and 18 % of pretix's with two workers.  The
     cyclic garbage an analysis leaves is small next to what it keeps (84 000
     objects on weblate, 290 000 on pretix: about 13 MB of pretix's 186 MB
     peak), and at most ``MAX_FILES_PER_CHUNK`` files' worth of it waits: the

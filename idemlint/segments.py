@@ -199,8 +199,8 @@ class Screen:
         self._calls_decorator = decorators
         text = "".join(lines)
         # The decorator names the module's text holds at all: a definition
-        # whose text holds none cannot call one (what the patterns above
-        # find is spelled with one of them), whatever the patterns would say.
+        # whose text holds none of them cannot call one, since both patterns
+        # above match a name as it is written.
         self._spelled = [word for word in decorators if word in text]
         self._wrapper_names = self._wrappers()
         self._decorators = _closure(decorators | self._wrapper_names, bindings)
