@@ -190,3 +190,23 @@ def test_a_worker_renewing_its_project_collects_what_the_last_one_left(monkeypat
     for candidate in candidates[:5]:
         run.analyse(candidate)
     assert len(collections) == 2  # before the second project and the third, none before the first
+
+
+@pytest.mark.parametrize("enabled_before", [True, False])
+def test_a_pause_ends_with_a_collection_when_the_collector_was_on(
+    enabled_before: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gc
+
+    from idemlint import engine
+
+    collections: List[bool] = []
+    monkeypatch.setattr(gc, "collect", lambda *args: collections.append(gc.isenabled()) or 0)
+    (gc.enable if enabled_before else gc.disable)()
+    try:
+        with engine._collections_paused():
+            assert not gc.isenabled()
+        assert gc.isenabled() == enabled_before
+    finally:
+        gc.enable()
+    assert collections == ([True] if enabled_before else [])
