@@ -35,7 +35,6 @@ non-keyable = ["myproject.notify.send_*"]
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
@@ -78,6 +77,8 @@ def code_problem(code: str) -> Optional[str]:
     else:
         reason = f"{code!r} is not an idemlint code or prefix (IDM, IDM00, IDM002)"
     padded = f"IDM{code[3:].zfill(3)}" if shaped else ""  # IDM2, IDM02: the zeros left out
+    import difflib  # here, as below: only a mistaken configuration needs it
+
     close = [padded] if padded in SELECTABLE_CODES else difflib.get_close_matches(code, SELECTABLE_CODES, n=1)
     return f"{reason}; did you mean {close[0]!r}?" if close else f"{reason}; `idemlint rules` lists the codes"
 
@@ -296,6 +297,8 @@ def _settings_from_table(table: Mapping[str, Any], place: "_Place", base: Settin
 
 
 def _unknown_key(key: str, known: Iterable[str], table: str) -> str:
+    import difflib
+
     close = difflib.get_close_matches(key, sorted(known), n=1)
     if close:
         return f"unknown key {key!r} in {table}; did you mean {close[0]!r}?"

@@ -16,11 +16,9 @@ its directory replaced atomically, with its mode and owner kept.
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import stat
-import tempfile
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -119,6 +117,8 @@ def fixed_text(text: str, fixes: Sequence[Fix]) -> str:
 
 def unified_diff(path: str, before: str, after: str) -> str:
     """What ``--fix-diff`` prints for one file."""
+    import difflib  # here: every run imports this module, few print diffs
+
     return "".join(
         difflib.unified_diff(
             before.splitlines(keepends=True),
@@ -146,6 +146,8 @@ def write_atomically(path: str, text: str, expected: bytes) -> None:
         raise PermissionError(f"{path} is read-only")
     if status.st_nlink > 1:  # replacing it would split it from its other names
         raise OSError(f"{path} has other hard links")
+    import tempfile  # here: every run imports this module, few fix files
+
     directory = os.path.dirname(os.path.abspath(path))
     handle_number, temporary = tempfile.mkstemp(prefix=".idemlint-fix-", dir=directory)
     try:

@@ -14,7 +14,6 @@ its own.
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from dataclasses import dataclass
 from typing import IO, Any, Callable, Dict, Tuple
@@ -64,6 +63,8 @@ def presentation_for(choice: str, stream: IO[str]) -> Presentation:
         colour = terminal and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
     width = DEFAULT_WIDTH
     if terminal:
+        import shutil  # here: shutil and what it imports cost every run a few milliseconds
+
         width = max(MIN_WIDTH, shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns - 1)
     return Presentation(colour, width)
 
