@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Callable, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
 from idemlint.findings import FileProblem
@@ -157,27 +158,30 @@ def _walk(
     """
     try:
         with os.scandir(directory) as listing:
-            entries = sorted(listing, key=lambda entry: entry.name)
+            entries = sorted(listing, key=_name)
     except OSError as error:
         problems.append(FileProblem(directory, 1, 1, "E902", error.strerror or "cannot read directory"))
         return
+    names = [entry.name for entry in entries]
     selection = selection_for(directory)
-    if not top and selection.default_skips and any(e.name == "pyvenv.cfg" for e in entries):
+    if not top and selection.default_skips and "pyvenv.cfg" in names:
         return  # a virtual environment
     if ignores is not None:
-        ignores = ignores.entering(real_directory, [entry.name for entry in entries])
-    ignored = ignores.ignored if ignores is not None and selection.respect_gitignore else _nothing_ignored
+        ignores = ignores.entering(real_directory, names)
+    # Without rules in force (outside a repository, or none that apply),
+    # no entry's real path is spelled: most directories of a large tree.
+    ignoring = ignores if ignores is not None and ignores.rules and selection.respect_gitignore else None
     subdirectories: List[os.DirEntry[str]] = []
     for entry in entries:
         if _is_directory(entry):
-            if not _skipped_directory(entry, selection) and not ignored(
-                os.path.join(real_directory, entry.name), True
+            if not _skipped_directory(entry, selection) and not (
+                ignoring is not None and ignoring.ignored(os.path.join(real_directory, entry.name), True)
             ):
                 subdirectories.append(entry)
         elif (
             entry.name.endswith(".py")
             and not _excluded(entry.path, selection)
-            and not ignored(os.path.join(real_directory, entry.name), False)
+            and not (ignoring is not None and ignoring.ignored(os.path.join(real_directory, entry.name), False))
         ):
             yield from _file(entry, real_directory, selection_for)
     for entry in subdirectories:
@@ -186,8 +190,7 @@ def _walk(
         )
 
 
-def _nothing_ignored(path: str, is_directory: bool) -> bool:
-    return False
+_name = attrgetter("name")
 
 
 def _is_directory(entry: os.DirEntry[str]) -> bool:
@@ -233,7 +236,7 @@ def _skipped_by_default(entry: os.DirEntry[str]) -> bool:
 def _excluded(path: str, selection: Selection) -> bool:
     """A file or directory met in a walk: a glob without ``/`` matches its
     name, one with ``/`` its path below the glob's directory."""
-    return any(pattern.matches_entry(path) for pattern in selection.exclude)
+    return bool(selection.exclude) and any(pattern.matches_entry(path) for pattern in selection.exclude)
 
 
 def _excluded_named(path: str, selection: Selection) -> bool:
