@@ -9,6 +9,7 @@ work atomically. :class:`Guards` answers both, once per trace.
 from __future__ import annotations
 
 import bisect
+import weakref
 from typing import AbstractSet, Callable, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
@@ -50,7 +51,10 @@ class Guards:
         return knowledge.shared("guards", lambda: cls(trace, knowledge))
 
     def __init__(self, trace: Trace, knowledge: Knowledge) -> None:
-        self.knowledge = knowledge
+        # Held weakly: the knowledge holds these guards (Knowledge.shared),
+        # and a cycle would keep the trace, and through its calls the whole
+        # project, alive until a cycle collection, which would then walk it.
+        self._knowledge = weakref.ref(knowledge)
         self.trace = trace
         self._assigned: Dict[int, Event] = {}
         for event in trace.events:
@@ -133,6 +137,13 @@ class Guards:
             and e.path and e.path[-1].kind != "Loop"
             and self._selects_undone(e.node, e.scope)
         ]
+
+    @property
+    def knowledge(self) -> Knowledge:
+        """The knowledge these guards were derived from (alive while they are used: it holds them)."""
+        knowledge = self._knowledge()
+        assert knowledge is not None, "guards are used through the knowledge that holds them"
+        return knowledge
 
     # -- claims -----------------------------------------------------------
 

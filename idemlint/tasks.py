@@ -297,7 +297,7 @@ def _index_top_level(
             index.order[id(statement)] = (number, len(index.order))
         elif isinstance(statement, cst.ClassDef):
             index.classes.add(statement.name.value, number, statement)
-            _order_methods(index, statement, number)
+            _order_methods(index.order, statement, number)
             if _class_assigns_any(statement, catalog.ARQ_SETTINGS_LISTS):
                 index.arq_settings.append(statement)
         elif isinstance(statement, cst.SimpleStatementLine):
@@ -309,10 +309,10 @@ def _index_top_level(
                 _index_top_level(index, block, registrations, number)
 
 
-def _order_methods(index: ModuleIndex, owner: cst.ClassDef, number: int) -> None:
+def _order_methods(order: Dict[int, Tuple[int, int]], owner: cst.ClassDef, number: int) -> None:
     for member in owner.body.body:
         if isinstance(member, cst.FunctionDef):
-            index.order[id(member)] = (number, len(index.order))
+            order[id(member)] = (number, len(order))
 
 
 def _index_waiting(index: ModuleIndex, later: Later, segment: Segment) -> None:
@@ -323,12 +323,16 @@ def _index_waiting(index: ModuleIndex, later: Later, segment: Segment) -> None:
             index.imports.update(segments.import_bindings(statement, index.package))
         _index_waiting_data(index, later, segment)
         return
+    # The parsing functions hold the index's order, not the index, which
+    # holds them: no cycle, so a dropped project is freed as soon as it is
+    # dropped, without waiting for (or costing) a cycle collection.
+    order = index.order
     if isinstance(definition, ast.ClassDef):
 
         def parse_class() -> cst.ClassDef:
             statement = later.parse(segment)
             assert isinstance(statement, cst.ClassDef)
-            _order_methods(index, statement, segment.number)
+            _order_methods(order, statement, segment.number)
             return statement
 
         index.classes.add_waiting(
@@ -340,7 +344,7 @@ def _index_waiting(index: ModuleIndex, later: Later, segment: Segment) -> None:
         def parse_function() -> cst.FunctionDef:
             statement = later.parse(segment)
             assert isinstance(statement, cst.FunctionDef)
-            index.order[id(statement)] = (segment.number, len(index.order))
+            order[id(statement)] = (segment.number, len(order))
             return statement
 
         index.functions.add_waiting(
@@ -822,7 +826,9 @@ class BoundDecorators:
         """``wrappers``: :func:`task_decorator_wrappers` of the module, when known."""
         self._index = index
         self._local_functions = set(index.functions)
-        self._known = Decorators(tuple(names), self, project)
+        # What each name is worked out with, but for ``bound`` (a name one
+        # binding deeper): not this object, which would make a cycle.
+        self._known = Decorators(tuple(names), _no_binding, project)
         self._wrappers = task_decorator_wrappers(index, names) if wrappers is None else wrappers
         self._made: Dict[str, Optional[Made]] = {}
 

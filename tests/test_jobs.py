@@ -210,3 +210,30 @@ def test_a_pause_ends_with_a_collection_when_the_collector_was_on(
     finally:
         gc.enable()
     assert collections == ([True] if enabled_before else [])
+
+
+@pytest.mark.parametrize(
+    "root", ["fixtures", "projects/subtasks", "projects/decorator_alias", "projects/calls_library_bases"]
+)
+def test_an_analysed_project_is_freed_without_the_cycle_collector(root: str) -> None:
+    """No reference cycle runs through a project, its modules' indexes, the
+    decorators worked out for them, or a task's knowledge and guards: a
+    chunk's project is freed as soon as it is dropped, and the collection
+    that ends a pause (or a worker's renewal) has next to nothing to walk.
+    With such a cycle, sentry's workers each spent 0.4 to 0.7 s collecting
+    half a million objects every time they renewed their project."""
+    import gc
+
+    gc.collect()
+    gc.garbage.clear()
+    gc.set_debug(gc.DEBUG_SAVEALL)  # what a collection finds is kept in gc.garbage, to be looked at
+    try:
+        result = lint_paths([str(TESTS / root)], jobs=1)
+        gc.collect()
+        kinds = {type(thing) for thing in gc.garbage}
+        cyclic = sorted(kind.__qualname__ for kind in kinds if kind.__module__.startswith("idemlint"))
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert result.findings  # the analysis ran, and reached helpers
+    assert cyclic == []
