@@ -663,8 +663,8 @@ def _analyse_candidates(
     from idemlint.project import Project
 
     with _collections_paused():
-        # The project is no local of this frame: it is garbage once
-        # _analysed returns, when the collection at the end of the pause runs.
+        # The project is no local of this frame: it is freed as soon as
+        # _analysed returns, before the collection that ends the pause.
         return _analysed(
             candidates,
             Project(files.files, settings.task_decorators, files.app_files, files.overlay),
