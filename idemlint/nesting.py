@@ -46,6 +46,24 @@ MAX_BRACKETS = 200
 MAX_INDENTATION = 100
 MAX_LINKS = 2000
 
+# CPython's parser and compiler recurse once a link too, and on 3.9 and
+# 3.10 some of their recursions have no limit: their C stack overflows (the
+# process dies) from about 105 000 links in one chain (``1+1+...``,
+# ``a.a.a...``, ``a()()...``, ``a[0][0]...``, measured).  A text shorter than
+# CPYTHON_SAFE_CHARACTERS holds no such chain (measured on 3.9 to 3.13 with
+# 99 990 characters of every kind of link the scan counts: an AST, or
+# SyntaxError, MemoryError or RecursionError), nor does one holding fewer
+# than CPYTHON_SAFE_LINKS links in all, counted as _may_be_too_deep counts
+# them (an over-estimate); any other is scanned whole before CPython sees it.
+CPYTHON_SAFE_CHARACTERS = 100_000
+CPYTHON_SAFE_LINKS = 30_000
+# CPython's memory grows with the square of the length of a module name in
+# an import, whatever the length of the file: 1 GB for ``import a.a.a...``
+# with 30 000 dots, 2.7 GB with 50 000 (3.9 and 3.13 alike).  A file that
+# imports a name longer than the scan allows is scanned before CPython
+# sees it.
+_IMPORTED_NAMES = re.compile(r"\b(?:import|from)\b(?:[\w., \t\f]|\\(?:\r\n|\r|\n))*")
+
 TOO_MANY_BRACKETS = "SyntaxError: too many nested parentheses"
 TOO_MANY_INDENTS = "IndentationError: too many levels of indentation"
 TOO_DEEP = "file is nested too deeply to analyse"
@@ -285,17 +303,44 @@ def too_deep_parsed(text: str, lines: Sequence[str], tree: ast.Module) -> Option
 def _may_be_too_deep(piece: str) -> bool:
     """Whether ``piece`` (whole logical lines) has enough characters to go past a limit."""
     opens = sum(piece.count(character) for character in _OPENS)
-    if opens > MAX_BRACKETS:
-        return True
-    links = 2 * opens + sum(piece.count(character) for character in _LINK_CHARACTERS)
-    links += sum(piece.count(pair) for pair in _LINK_PAIRS)
-    if links > MAX_LINKS:
+    return opens > MAX_BRACKETS or _more_links_than(MAX_LINKS, piece, opens)
+
+
+def _more_links_than(limit: int, text: str, opens: int) -> bool:
+    """Whether ``text``, holding ``opens`` opening brackets, may hold more
+    than ``limit`` links (counted by the characters that can start one)."""
+    links = 2 * opens + sum(text.count(character) for character in _LINK_CHARACTERS)
+    links += sum(text.count(pair) for pair in _LINK_PAIRS)
+    if links > limit:
         return True
     # Each word link is also a substring: counting those first (at C
     # speed) clears most pieces without the pattern.
-    if links + sum(piece.count(word) for word in _WORDS) <= MAX_LINKS:
+    if links + sum(text.count(word) for word in _WORDS) <= limit:
         return False
-    return links + len(_WORD_LINKS.findall(piece)) > MAX_LINKS
+    return links + len(_WORD_LINKS.findall(text)) > limit
+
+
+def cpython_parses_safely(text: str) -> bool:
+    """Whether the running CPython may parse ``text`` before it is scanned:
+    no imported name in it is longer than the scan allows, and it is
+    shorter than :data:`CPYTHON_SAFE_CHARACTERS` or holds fewer links in
+    all (elifs included) than :data:`CPYTHON_SAFE_LINKS`, so that no chain
+    in it can be deep enough to overflow CPython's stack."""
+    if _long_imported_name(text):
+        return False
+    if len(text) < CPYTHON_SAFE_CHARACTERS:
+        return True
+    opens = sum(text.count(character) for character in _OPENS)
+    return not _more_links_than(CPYTHON_SAFE_LINKS - text.count("elif"), text, opens)
+
+
+def _long_imported_name(text: str) -> bool:
+    """Whether an import in ``text`` may name a module with more than
+    MAX_LINKS dots (counted from each ``import`` or ``from`` to the end of
+    its logical line, prose included: an over-estimate)."""
+    if text.count(".") <= MAX_LINKS:
+        return False
+    return any(match.group().count(".") > MAX_LINKS for match in _IMPORTED_NAMES.finditer(text))
 
 
 _TOO_MANY_SPACES = " " * (MAX_INDENTATION + 1)

@@ -24,7 +24,7 @@ from idemlint import catalog
 from idemlint.cache import UNREADABLE, content_hash
 from idemlint.findings import FileProblem
 from idemlint.modules import module_files, module_name
-from idemlint.nesting import TooDeep, too_deep, too_deep_parsed
+from idemlint.nesting import TooDeep, cpython_parses_safely, too_deep, too_deep_parsed
 from idemlint.reading import NO_OVERLAY, Overlay, decode
 from idemlint.segments import Later, Piece, Screen, Segment, split
 from idemlint.names import argument, dotted_name, literal_text
@@ -607,7 +607,7 @@ def load_source(
     if isinstance(text, FileProblem):
         return text
     text = text[1:] if text.startswith("\ufeff") else text  # a str given with its BOM
-    scanned = len(text) >= CPYTHON_PARSES_SAFELY
+    scanned = not cpython_parses_safely(text)
     screened = _screen(text, path, scanned)
     if screened is not None:
         return screened
@@ -729,19 +729,13 @@ def _parse_up_front(lines: Sequence[str], up_front: List[Segment]) -> Optional[c
     return module if found == expected else None
 
 
-# Below this many characters, the running CPython parses any text without
-# crashing: measured on 3.9 to 3.13 with 99 990 characters of each kind of
-# link idemlint.nesting counts (an AST, or SyntaxError, MemoryError or
-# RecursionError); 3.9 overflows its C stack on 600 000 characters of
-# ``1+1+...``.  Longer texts are scanned whole before CPython sees them.
-CPYTHON_PARSES_SAFELY = 100_000
-
-
 def _screen(text: str, path: str, scan: bool) -> Optional[FileProblem]:
     """E999 for what no parser may be given: NUL bytes (rejected by Python
-    itself) and, when ``scan``, nesting past the limits of idemlint.nesting,
-    which would crash libcst's native parser (a shorter text is checked
-    once CPython has parsed it, which makes the check cheaper)."""
+    itself) and, when ``scan`` (a text CPython may not parse safely, see
+    :func:`~idemlint.nesting.cpython_parses_safely`), nesting past the
+    limits of idemlint.nesting, which would crash libcst's native parser
+    (any other text is checked once CPython has parsed it, which makes the
+    check cheaper)."""
     if "\0" in text:
         line, column = _text_position(text, text.index("\0"))
         message = "SyntaxError: source code string cannot contain null bytes"

@@ -165,6 +165,9 @@ DEEP_INPUTS = {
     "4000-chained-lambdas": ("    x = " + "lambda: " * 4000 + "1\n", 7, "nested too deeply"),
     "3000-call-chain": ("    x = url" + "(order_id)" * 3000 + "\n", 7, "nested too deeply"),
     "5000-line-expression": ("    x = (order_id\n" + "         + order_id\n" * 5000 + "    )\n", 7, "nested too deeply"),
+    # Every CPython, 3.13 included, overflows its stack parsing this: the
+    # long file is scanned before CPython sees it.
+    "300000-dot-import": ("    import order" + ".a" * 300_000 + "\n", 7, "nested too deeply"),
     "1300-nested-brackets": ("    x = " + "[" * 1300 + "1" + "]" * 1300 + "\n", 7, "too many nested parentheses"),
     "1000-nested-f-strings": ("    x = " + "f'{" * 1000 + "1" + "}'" * 1000 + "\n", 7, "too many nested parentheses"),
     "10000-elifs": (

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import io
 import pathlib
+import re
 import sys
 import warnings
 from typing import Callable, Dict, List, Optional
@@ -139,3 +140,106 @@ def test_real_source_gets_the_whole_scan_s_answer(package: object) -> None:
         assert scan_parsed(text, tree) == too_deep(text), path
         compared += 1
     assert compared > 50
+
+
+# A long file for the CPython screen: shallow statements, each with the links given.
+def long_file(statement: str) -> str:
+    count = -(-nesting.CPYTHON_SAFE_CHARACTERS // len(statement))
+    return statement * count
+
+
+def too_many_links(text: str) -> str:
+    """``text`` repeated until it holds more links than CPython is trusted with unscanned."""
+    while links_in(text) <= nesting.CPYTHON_SAFE_LINKS:
+        text += text
+    return text
+
+
+def links_in(text: str) -> int:
+    """Links as the screen counts them, by the pattern (no substring shortcut)."""
+    opens = sum(text.count(character) for character in "([{")
+    characters = sum(text.count(character) for character in "-+*/%@&|^~<>.'\"")
+    words = len(re.findall(r"\b(?:and|or|not|if|else|lambda|await|in|is)\b", text))
+    return 2 * opens + characters + text.count("==") + text.count("!=") + words + text.count("elif")
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "value_of_the_order = first_value_given\n",
+        "def handle_every_order_placed_by_customers(order, customer):\n    return order\n",
+        "# a comment: (a + b) and c\n" + "x = 1\n" * 10,
+    ],
+    ids=["assignments", "functions", "comments"],
+)
+def test_a_long_file_with_few_links_goes_to_cpython_unscanned(statement: str) -> None:
+    text = long_file(statement)
+    assert len(text) >= nesting.CPYTHON_SAFE_CHARACTERS
+    assert links_in(text) < nesting.CPYTHON_SAFE_LINKS
+    assert nesting.cpython_parses_safely(text)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    ["x = a.b + c\n", "x = a and b or not c\n", "if a:\n    pass\nelif b:\n    pass\n", "x = 'a' \"b\"\n", "f(a)[b]\n"],
+    ids=["operators", "words", "elifs", "quotes", "brackets"],
+)
+def test_a_long_file_with_many_links_is_scanned_before_cpython(statement: str) -> None:
+    text = too_many_links(long_file(statement))
+    assert not nesting.cpython_parses_safely(text)
+    assert nesting.cpython_parses_safely(text[: nesting.CPYTHON_SAFE_CHARACTERS - 1])
+
+
+def test_a_short_file_goes_to_cpython_whatever_it_holds() -> None:
+    text = too_many_links("x = " + chain(nesting.CPYTHON_SAFE_CHARACTERS // 4) + "\n")
+    assert len(text) > nesting.CPYTHON_SAFE_CHARACTERS
+    assert not nesting.cpython_parses_safely(text)
+    assert nesting.cpython_parses_safely(text[: nesting.CPYTHON_SAFE_CHARACTERS - 10] + "\n")
+
+
+def test_only_a_long_file_that_may_crash_cpython_is_scanned_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loading a long file with few links scans only its pieces that counting
+    cannot clear (after CPython's parse); one with many, its whole text first."""
+    from idemlint import project
+
+    scanned: List[int] = []
+    scan: Callable[[str], Optional[TooDeep]] = nesting.too_deep
+
+    def recording(text: str) -> Optional[TooDeep]:
+        scanned.append(len(text))
+        return scan(text)
+
+    monkeypatch.setattr(project, "too_deep", recording)
+    monkeypatch.setattr(nesting, "too_deep", recording)
+    few = long_file("def handle(order):\n    return order\n\n\n")
+    assert isinstance(project.load_source(few, "few.py"), project.LoadedModule)
+    assert scanned == []
+    many = too_many_links(long_file("def handle(order):\n    return order.total + order.tax - order.discount\n\n\n"))
+    assert isinstance(project.load_source(many, "many.py"), project.LoadedModule)
+    assert scanned == [len(many)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "import order" + ".a" * (MAX_LINKS + 1) + "\n",
+        "from order" + ".a" * (MAX_LINKS + 1) + " import b\n",
+        "import shop, order" + " . a" * (MAX_LINKS + 1) + "\n",
+        "import order" + ".a \\\n" * (MAX_LINKS + 1) + "\n",
+        "from " + ". " * (MAX_LINKS + 1) + "import b\n",
+    ],
+    ids=["import", "from-import", "second-name-spaced", "backslash-continued", "relative-dots"],
+)
+def test_an_imported_name_longer_than_the_scan_allows_never_reaches_cpython(text: str) -> None:
+    """CPython's memory grows with the square of an imported name's length:
+    such a file, however short, is scanned first (and found too deep)."""
+    assert len(text) < nesting.CPYTHON_SAFE_CHARACTERS
+    assert not nesting.cpython_parses_safely(text)
+    found = too_deep(text)
+    assert found is not None and found.message == nesting.TOO_DEEP
+
+
+def test_many_imports_of_short_names_go_to_cpython_unscanned() -> None:
+    text = "".join(f"from shop.orders.models{n}.fields import Field{n}\n" for n in range(3 * MAX_LINKS))
+    assert text.count(".") > MAX_LINKS
+    assert nesting.cpython_parses_safely(text[: nesting.CPYTHON_SAFE_CHARACTERS - 1])
