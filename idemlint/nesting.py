@@ -62,7 +62,7 @@ CPYTHON_SAFE_LINKS = 30_000
 # with 30 000 dots, 2.7 GB with 50 000 (3.9 and 3.13 alike).  A file that
 # imports a name longer than the scan allows is scanned before CPython
 # sees it.
-_IMPORTED_NAMES = re.compile(r"\b(?:import|from)\b(?:[\w., \t\f]|\\(?:\r\n|\r|\n))*")
+_IMPORTED_NAMES = re.compile(r"(?:import|from)\b(?:[\w., \t\f]+|\\(?:\r\n|\r|\n))*")
 
 TOO_MANY_BRACKETS = "SyntaxError: too many nested parentheses"
 TOO_MANY_INDENTS = "IndentationError: too many levels of indentation"
