@@ -27,6 +27,8 @@ equals what parsing the whole module finds (tests/test_segments.py).
 from __future__ import annotations
 
 import ast
+import bisect
+import itertools
 import re
 from dataclasses import dataclass
 from typing import (
@@ -53,6 +55,7 @@ from idemlint.names import absolute_module
 
 Node = TypeVar("Node", cst.FunctionDef, cst.ClassDef)
 _Function = (ast.FunctionDef, ast.AsyncFunctionDef)
+_Definition = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # The module-level values name resolution reads (see Segment.data_names).
 _RESOLVED_VALUES = (ast.Call, ast.Name, ast.Attribute, ast.Subscript, ast.Await)
 
@@ -269,38 +272,42 @@ class Screen:
             definition = segment.definition()
             if definition is None:
                 wrappers |= {n.name for n in _top_level(segment.statements) if isinstance(n, _Function)}
-            elif isinstance(definition, ast.ClassDef):
-                if any(_last_part(base) in self._calls_decorator for base in definition.bases) or (
-                    self._may_call_a_decorator(segment) and self._calls_a_decorator(definition)
-                ):
-                    wrappers.add(definition.name)
-            elif (
-                isinstance(definition, _Function)
-                and self._may_call_a_decorator(segment)
-                and self._calls_a_decorator(definition)
+            elif isinstance(definition, ast.ClassDef) and any(
+                _last_part(base) in self._calls_decorator for base in definition.bases
             ):
+                wrappers.add(definition.name)
+            elif isinstance(definition, _Definition) and self._calls_a_decorator(segment, definition):
                 wrappers.add(definition.name)
         return wrappers
 
-    def _may_call_a_decorator(self, segment: Segment) -> bool:
-        """What the text says of :meth:`_calls_a_decorator`, which walks the
-        whole tree: a name CPython normalises (NFKC) is not spelled as
-        written, so a definition with other than ASCII is only screened for
-        the name."""
-        text = self._text(segment)
-        if not any(word in text for word in self._spelled):
+    def _calls_a_decorator(self, segment: Segment, definition: _AnyDefinition) -> bool:
+        """Whether ``definition`` calls a task decorator: the syntax tree
+        confirms what the text says, on the lines where the text says it."""
+        lines = self._decorator_call_lines(segment)
+        if lines == ():
             return False
-        if not text.isascii():
-            return bool(self._mentions.search(text))
-        return bool(self._called.search(text))
-
-    def _calls_a_decorator(self, function: _AnyDefinition) -> bool:
-        for node in ast.walk(function):
+        for node in ast.walk(definition) if lines is None else _nodes_on(definition, lines):
             if isinstance(node, ast.Call):
                 target = node.func.func if isinstance(node.func, ast.Call) else node.func
                 if _last_part(target) in self._calls_decorator:
                     return True
         return False
+
+    def _decorator_call_lines(self, segment: Segment) -> Optional[Tuple[int, ...]]:
+        """The lines on which the text of ``segment`` may call a task
+        decorator (by the name's own line), or None when only the whole tree
+        can tell: a name CPython normalises (NFKC) is not spelled as written,
+        so a definition with other than ASCII is only screened for the name."""
+        text = self._text(segment)
+        if not any(word in text for word in self._spelled):
+            return ()
+        if not text.isascii():
+            return None if self._mentions.search(text) else ()
+        starts = [match.start() for match in self._called.finditer(text)]
+        if not starts:
+            return ()
+        ends = list(itertools.accumulate(map(len, self._lines[segment.first_line - 1 : segment.last_line])))
+        return tuple(segment.first_line + bisect.bisect_right(ends, start) for start in starts)
 
     def _text(self, segment: Segment) -> str:
         return "".join(self._lines[segment.first_line - 1 : segment.last_line])
@@ -647,6 +654,25 @@ def _starts(statement: ast.stmt) -> int:
     """The first line of a statement, its decorators' included."""
     decorators: Sequence[ast.expr] = getattr(statement, "decorator_list", ())
     return min([statement.lineno, *(d.lineno for d in decorators)])
+
+
+def _nodes_on(root: ast.AST, lines: Sequence[int]) -> Iterator[ast.AST]:
+    """The nodes under ``root`` (itself included) that span one of ``lines``
+    (a definition from its first decorator), and those that carry no
+    position.  CPython 3.9 to 3.13 place what f-string fields hold on their
+    own lines too (measured, multi-line and nested f-strings included)."""
+    waiting = [root]
+    while waiting:
+        node = waiting.pop()
+        first: Optional[int] = getattr(node, "lineno", None)
+        if first is not None:
+            if isinstance(node, _Definition):
+                first = _starts(node)
+            last = getattr(node, "end_lineno", None) or first
+            if not any(first <= line <= last for line in lines):
+                continue
+        yield node
+        waiting.extend(ast.iter_child_nodes(node))
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import pytest
 from idemlint import lint_paths, lint_source
 from idemlint.engine import LintResult
 from idemlint.project import LoadedModule, Project, load_source
-from idemlint.segments import Later, Screen, Segment
+from idemlint.segments import Later, Screen, Segment, split
 from idemlint.settings import Settings
 from idemlint.tasks import find_tasks
 
@@ -573,6 +573,76 @@ def test_a_wrapper_is_parsed_up_front_however_its_call_is_spelled(call: str) -> 
     loaded = load_source(source, "tasks.py")
     assert isinstance(loaded, LoadedModule)
     assert list(loaded.index.functions.up_front()) == ["background"]
+
+
+_MANY_METHODS = "".join(f"\n    def unrelated_{n}(self):\n        return {n}\n" for n in range(30))
+
+
+@pytest.mark.parametrize(
+    "source, up_front",
+    [
+        (
+            "def background(fn):\n    # a wrapper\n    @shared_task(\n        bind=True,\n    )\n"
+            "    def run(self):\n        return fn()\n\n    return run\n",
+            ["background"],
+        ),
+        (
+            "class Registry:\n    # registers a task (by name)" + _MANY_METHODS
+            + "\n    def register(self, fn):\n        return shared_task(fn)\n",
+            ["Registry"],
+        ),
+        (
+            "class Component:\n    # No task (for example eager mode)" + _MANY_METHODS
+            + "\n    def save(self):\n        return 'shared_task()'\n",
+            [],
+        ),
+        ("def background(fn):\n    return f'{shared_task(fn)}'\n", ["background"]),
+        ('def background(fn):\n    return f"""wrapped:\n{shared_task(fn)}"""\n', ["background"]),
+        ("def background(fn):\n    label = 'shared_task('\n    return fn\n", []),
+    ],
+    ids=[
+        "decorating-a-nested-function",
+        "in-the-last-method-of-a-class",
+        "mentioned-in-a-comment-and-a-string",
+        "in-an-f-string-field",
+        "in-the-second-line-of-an-f-string",
+        "spelled-in-a-string",
+    ],
+)
+def test_a_wrapper_is_found_where_its_text_calls_the_decorator(source: str, up_front: List[str]) -> None:
+    """The tree confirms a call on the lines where the text shows one."""
+    loaded = load_source("from celery import shared_task\n\n\n" + source, "tasks.py")
+    assert isinstance(loaded, LoadedModule)
+    assert [*loaded.index.functions.up_front(), *loaded.index.classes.up_front()] == up_front
+
+
+@pytest.mark.parametrize("package", ["idemlint", "libcst", "click", "flake8", "_pytest"])
+def test_wrappers_found_on_the_text_s_lines_are_those_of_a_whole_walk(
+    package: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every module of real packages, with each module's own words taken as
+    task decorators (so that their calls are wrappers to find)."""
+    import importlib
+    import io
+
+    from idemlint import segments
+
+    root = pathlib.Path(getattr(importlib.import_module(package), "__file__")).parent
+    compared = found = 0
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        tree = ast.parse(text)
+        lines = io.StringIO(text, newline="").readlines()
+        called = sorted({n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)})
+        chunks = split(tree, len(lines))
+        narrowed = Screen(tree, chunks, lines, called[:40])._wrapper_names
+        with monkeypatch.context() as patched:
+            patched.setattr(segments, "_nodes_on", lambda root, lines: ast.walk(root))
+            whole = Screen(tree, chunks, lines, called[:40])._wrapper_names
+        assert narrowed == whole, path
+        compared += 1
+        found += len(whole)
+    assert compared > 10 and found > 10
 
 
 _LARGE_CLASS = (
