@@ -284,30 +284,31 @@ class Screen:
         """Whether ``definition`` calls a task decorator: the syntax tree
         confirms what the text says, on the lines where the text says it."""
         lines = self._decorator_call_lines(segment)
-        if lines == ():
-            return False
-        for node in ast.walk(definition) if lines is None else _nodes_on(definition, lines):
+        for node in _nodes_on(definition, lines) if lines else ():
             if isinstance(node, ast.Call):
                 target = node.func.func if isinstance(node.func, ast.Call) else node.func
                 if _last_part(target) in self._calls_decorator:
                     return True
         return False
 
-    def _decorator_call_lines(self, segment: Segment) -> Optional[Tuple[int, ...]]:
-        """The lines on which the text of ``segment`` may call a task
-        decorator (by the name's own line), or None when only the whole tree
-        can tell: a name CPython normalises (NFKC) is not spelled as written,
-        so a definition with other than ASCII is only screened for the name."""
+    def _decorator_call_lines(self, segment: Segment) -> List[int]:
+        """The lines on which ``segment`` may call a task decorator, by the
+        line of the name called: where the text shows the call and, when
+        the text has other than ASCII but mentions a decorator, every line
+        with other than ASCII (CPython normalises names, NFKC, so such a
+        line may call one spelled otherwise)."""
         text = self._text(segment)
         if not any(word in text for word in self._spelled):
-            return ()
-        if not text.isascii():
-            return None if self._mentions.search(text) else ()
-        starts = [match.start() for match in self._called.finditer(text)]
-        if not starts:
-            return ()
-        ends = list(itertools.accumulate(map(len, self._lines[segment.first_line - 1 : segment.last_line])))
-        return tuple(segment.first_line + bisect.bisect_right(ends, start) for start in starts)
+            return []
+        ascii_only = text.isascii()
+        if not ascii_only and not self._mentions.search(text):
+            return []
+        lines = self._lines[segment.first_line - 1 : segment.last_line]
+        ends = list(itertools.accumulate(map(len, lines)))
+        called = [segment.first_line + bisect.bisect_right(ends, m.start()) for m in self._called.finditer(text)]
+        if ascii_only:
+            return called
+        return called + [segment.first_line + number for number, line in enumerate(lines) if not line.isascii()]
 
     def _text(self, segment: Segment) -> str:
         return "".join(self._lines[segment.first_line - 1 : segment.last_line])

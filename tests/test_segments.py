@@ -599,6 +599,21 @@ _MANY_METHODS = "".join(f"\n    def unrelated_{n}(self):\n        return {n}\n" 
         ("def background(fn):\n    return f'{shared_task(fn)}'\n", ["background"]),
         ('def background(fn):\n    return f"""wrapped:\n{shared_task(fn)}"""\n', ["background"]),
         ("def background(fn):\n    label = 'shared_task('\n    return fn\n", []),
+        (
+            "class Registry:\n    # registers a task (by name) \u2014 once" + _MANY_METHODS
+            + "\n    def register(self, fn):\n        return shared_task(fn)\n",
+            ["Registry"],
+        ),
+        (
+            "class Registry:\n    # wraps shared_task" + _MANY_METHODS
+            + "\n    def register(self, fn):\n        return \uff53hared_task(fn)\n",
+            ["Registry"],
+        ),
+        (
+            "class Registry:\n    # wraps shared_task, caf\u00e9" + _MANY_METHODS
+            + "\n    def register(self, fn):\n        return 'shared_task(fn)'\n",
+            [],
+        ),
     ],
     ids=[
         "decorating-a-nested-function",
@@ -607,6 +622,9 @@ _MANY_METHODS = "".join(f"\n    def unrelated_{n}(self):\n        return {n}\n" 
         "in-an-f-string-field",
         "in-the-second-line-of-an-f-string",
         "spelled-in-a-string",
+        "other-than-ascii-in-a-comment",
+        "name-spelled-with-a-fullwidth-letter",
+        "other-than-ascii-and-no-call",
     ],
 )
 def test_a_wrapper_is_found_where_its_text_calls_the_decorator(source: str, up_front: List[str]) -> None:
