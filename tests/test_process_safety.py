@@ -91,6 +91,13 @@ def wait_until(condition: Callable[[], bool], seconds: float) -> bool:
     return condition()
 
 
+def _takes_ctrl_c() -> None:
+    """Run in the child before idemlint starts: SIGINT as a terminal's
+    program gets it.  A job a non-interactive shell starts in the background
+    (``make test &``) inherits SIGINT ignored, and Python leaves it so."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Run:
     """``idemlint check`` in its own session (so a signal can go to its whole
     process group, as Ctrl-C does), output in files: a leaked worker holding
@@ -103,7 +110,7 @@ class Run:
             self.process = subprocess.Popen(
                 [console_script(), "check", *arguments],
                 cwd=tmp_path, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                start_new_session=True,
+                start_new_session=True, preexec_fn=_takes_ctrl_c,
             )
         self.workers: List[int] = []
 
