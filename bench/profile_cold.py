@@ -67,7 +67,9 @@ def profile(package_dir: str) -> Dict[str, float]:
     project.python_ast = counted_lines(counts, "file lines", python_ast)
     patched = (
         (engine, "_candidates", "read + prefilter"),
+        (project, "cpython_parses_safely", "nesting scan"),
         (project, "too_deep", "nesting scan"),
+        (project, "too_deep_parsed", "nesting scan"),
         (project, "python_ast", "CPython parse"),
         (libcst, "parse_module", "libcst parse"),
         (project, "build_index", "index"),
