@@ -53,8 +53,9 @@ MAX_LINKS = 2000
 # CPYTHON_SAFE_CHARACTERS holds no such chain (measured on 3.9 to 3.13 with
 # 99 990 characters of every kind of link the scan counts: an AST, or
 # SyntaxError, MemoryError or RecursionError), nor does one holding fewer
-# than CPYTHON_SAFE_LINKS links in all, counted as _may_be_too_deep counts
-# them (an over-estimate); any other is scanned whole before CPython sees it.
+# than CPYTHON_SAFE_LINKS links in all, counted as the pieces of a parsed
+# file are (_more_links_than, an over-estimate); any other is scanned whole
+# before CPython sees it.
 CPYTHON_SAFE_CHARACTERS = 100_000
 CPYTHON_SAFE_LINKS = 30_000
 # CPython's memory grows with the square of the length of a module name in
@@ -336,8 +337,9 @@ def cpython_parses_safely(text: str) -> bool:
 
 def _long_imported_name(text: str) -> bool:
     """Whether an import in ``text`` may name a module with more than
-    MAX_LINKS dots (counted from each ``import`` or ``from`` to the end of
-    its logical line, prose included: an over-estimate)."""
+    MAX_LINKS dots: the dots after each ``import`` or ``from`` (prose
+    included), up to the first character a module name or a list of them
+    cannot hold, continuation lines included (an over-estimate)."""
     if text.count(".") <= MAX_LINKS:
         return False
     return any(match.group().count(".") > MAX_LINKS for match in _IMPORTED_NAMES.finditer(text))
