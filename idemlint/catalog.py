@@ -1626,6 +1626,8 @@ def names_dedup_table(name: str) -> bool:
 INSERT_METHODS = frozenset({"create", "get_or_create", "bulk_create", "insert"})
 SQL_EXECUTE_METHODS = frozenset({"execute", "executemany"})
 SQL_INSERT = re.compile(r"\b(insert\s+into|update)\s+[\"`]?(\w+)", re.IGNORECASE)
+# SQL that sets a done state: ``status = 'sent'``.
+SQL_DONE_STATE = re.compile(r"(status|state)\s*=\s*'(" + "|".join(sorted(DONE_STATES)) + r")'", re.IGNORECASE)
 # Django's ORM as call resolution reads it (idemlint.calls): a model class's
 # manager, the queryset methods that give another queryset, and those that
 # give one instance of the model (``Order.objects.filter(...).first()``).
@@ -1681,11 +1683,14 @@ CLAIM_CALLS: Tuple[str, ...] = (
 # SQLAlchemy's INSERT ... ON CONFLICT DO NOTHING (PostgreSQL and SQLite
 # dialects): executed with its result read, an atomic unique-insert claim.
 CONFLICT_SKIPPING_METHODS = frozenset({"on_conflict_do_nothing"})
-SQL_CLAIM = re.compile(
-    r"for\s+update|on\s+conflict|advisory_lock|insert\s+ignore"
-    # a conditional UPDATE: ... SET status = 'sending' WHERE ... status = 'pending'
-    r"|\bupdate\b.*\bset\b.*\bwhere\b.*\b(status|state)\b\s*(=|in\b|<>|!=)",
-    re.IGNORECASE | re.DOTALL,
+SQL_CLAIM = re.compile(r"for\s+update|on\s+conflict|advisory_lock|insert\s+ignore", re.IGNORECASE)
+# A conditional UPDATE (``UPDATE t SET status = 'sending' WHERE ... status =
+# 'pending'``): these, each after the one before.  Looked for one after the
+# other, not as one pattern: ``update.*set.*where.*status`` backtracks over
+# every choice of the three gaps, n**4 on a script of many UPDATEs.
+SQL_CONDITIONAL_UPDATE: Tuple["re.Pattern[str]", ...] = tuple(
+    re.compile(part, re.IGNORECASE)
+    for part in (r"\bupdate\b", r"\bset\b", r"\bwhere\b", r"\b(?:status|state)\b\s*(?:=|in\b|<>|!=)")
 )
 # Writes whose IntegrityError, when caught, makes them a unique-insert claim.
 UNIQUE_INSERT_METHODS = INSERT_METHODS | {"add", "save", "execute", "commit", "flush"}

@@ -365,18 +365,32 @@ class _Place:
         return self._entries
 
 
+_KEY_PART_AT = re.compile(_KEY_PART)
+_KEY_DOT = re.compile(r"[ \t]*\.[ \t]*")
+
+
 def _key_path(text: str) -> Tuple[str, ...]:
+    """The parts of a dotted key ``_DOTTED`` matched, read one after the
+    other where each stands (a search for parts would retry an unclosed
+    quote from every quote: quadratic)."""
     parts = []
-    for part in re.findall(_KEY_PART, text):
-        if part.startswith('"'):
-            try:
-                part = json.loads(part)
-            except ValueError:
-                part = part[1:-1]
-        elif part.startswith("'"):
-            part = part[1:-1]
-        parts.append(part)
+    found = _KEY_PART_AT.match(text)
+    while found is not None:
+        parts.append(_unquoted(found.group()))
+        dot = _KEY_DOT.match(text, found.end())
+        found = _KEY_PART_AT.match(text, dot.end()) if dot is not None else None
     return tuple(parts)
+
+
+def _unquoted(part: str) -> str:
+    if part.startswith('"'):
+        try:
+            return str(json.loads(part))
+        except ValueError:
+            return part[1:-1]
+    if part.startswith("'"):
+        return part[1:-1]
+    return part
 
 
 @dataclass(frozen=True)

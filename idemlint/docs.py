@@ -10,7 +10,6 @@ committed copies differ from what this module renders.
 from __future__ import annotations
 
 import pathlib
-import re
 import sys
 from typing import Dict, Iterable, List, Sequence
 
@@ -249,9 +248,17 @@ def rendered_pages() -> Dict[str, str]:
 
 
 def readme_with_table(readme: str) -> str:
-    pattern = re.compile(re.escape(TABLE_START) + ".*?" + re.escape(TABLE_END), re.S)
+    """``readme`` with the text between each table marker and the end marker after it replaced."""
     replacement = f"{TABLE_START}\n{rules_table()}\n{TABLE_END}"
-    return pattern.sub(lambda _: replacement, readme)
+    parts: List[str] = []
+    position = 0
+    while True:
+        start = readme.find(TABLE_START, position)
+        end = readme.find(TABLE_END, start + len(TABLE_START)) if start >= 0 else -1
+        if end < 0:
+            return "".join(parts) + readme[position:]
+        parts += [readme[position:start], replacement]
+        position = end + len(TABLE_END)
 
 
 RULE_TEXTS_MODULE = "idemlint/rule_texts.py"

@@ -174,7 +174,7 @@ class Guards:
                 return True
             statement = call.args[0].value
             text = self.knowledge.string_value(statement, event.scope)
-            return text is not None and bool(catalog.SQL_CLAIM.search(text))
+            return text is not None and claims_in_sql(text)
         return False
 
     def inserts_for_good(self, event: Event) -> bool:
@@ -794,6 +794,20 @@ def _is_done_flag(field: str) -> bool:
     return bool(catalog.DONE_FLAG_FIELDS.match(field)) and catalog.words(field).isdisjoint(
         {"cancelled", "canceled", "voided"}
     )
+
+
+def claims_in_sql(text: str) -> bool:
+    """Whether SQL text claims its rows: a row or advisory lock, an insert
+    that skips a conflict, or a conditional UPDATE (its words in order)."""
+    if catalog.SQL_CLAIM.search(text):
+        return True
+    position = 0
+    for part in catalog.SQL_CONDITIONAL_UPDATE:
+        found = part.search(text, position)
+        if found is None:
+            return False
+        position = found.end()
+    return True
 
 
 def _is_conditional_update(call: cst.Call) -> bool:

@@ -161,6 +161,69 @@ MAX_ALIAS_DEPTH = 5
 _AnyDefinition = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]
 
 
+def decorator_mentions(words: Iterable[str]) -> "re.Pattern[str]":
+    """Any of ``words`` as a whole name (each alternative a literal: linear)."""
+    return re.compile(r"\b(?:%s)\b" % "|".join(sorted(re.escape(word) for word in words)))
+
+
+def words_or_settings(words: Iterable[str]) -> "re.Pattern[str]":
+    """Any of ``words`` as a whole name, or a word that enqueues or sets late acks."""
+    return re.compile(r"%s|%s" % (decorator_mentions(words).pattern, _SETTING_WORDS))
+
+
+# What may stand between a name and the bracket that calls it: space, a
+# line continuation, the end of ``(name)``; and comments, to their line's end.
+_BEFORE_CALL = frozenset("\\)")
+_LINE_END = re.compile(r"[\r\n]")
+
+
+def called_at(names: "re.Pattern[str]", text: str) -> List[int]:
+    """Where in ``text`` a name ``names`` finds is called: followed, past
+    space, continuations, closing brackets and comments, by ``(``.  The
+    places do not overlap: one found, the next is looked for past its bracket.
+
+    A scan, not a regular expression: a comment's text may hold anything a
+    comment can (a banner of ``#``), and a pattern that may end a comment
+    anywhere splits such a run in exponentially many ways.  Each stretch
+    between comments is read once: a name inside a comment resumes where
+    an earlier name's scan already went, past that comment's line end.
+    """
+    found: List[int] = []
+    line_ends: Optional[List[int]] = None
+    after_line_end: Dict[int, Optional[int]] = {}
+    resume = 0
+    for match in names.finditer(text):
+        if match.start() < resume:
+            continue
+        position = match.end()
+        passed: List[int] = []  # the line ends of the comments passed
+        bracket: Optional[int] = None
+        while position < len(text):
+            character = text[position]
+            if character == "(":
+                bracket = position
+                break
+            if character == "#":
+                if line_ends is None:
+                    line_ends = [end.start() for end in _LINE_END.finditer(text)]
+                index = bisect.bisect_left(line_ends, position)
+                position = line_ends[index] if index < len(line_ends) else len(text)
+                if position in after_line_end:
+                    bracket = after_line_end[position]
+                    break
+                passed.append(position)
+            elif character.isspace() or character in _BEFORE_CALL:
+                position += 1
+            else:
+                break
+        for end in passed:
+            after_line_end[end] = bracket
+        if bracket is not None:
+            found.append(match.start())
+            resume = bracket + 1
+    return found
+
+
 class Screen:
     """Which top-level definitions of one module can wait until asked for.
 
@@ -194,11 +257,7 @@ class Screen:
         bindings = list(_bindings(tree))
         decorators = _closure(set(_DECORATOR_WORDS) | {n.rpartition(".")[2] for n in configured}, bindings)
         self._bases = _closure(set(_BASE_WORDS), bindings)
-        words = "|".join(sorted(re.escape(word) for word in decorators))
-        self._mentions = re.compile(rf"\b(?:{words})\b")
-        # A call of one: the name, then what may stand before the call's
-        # bracket (space, a comment, a continuation, the end of ``(name)``).
-        self._called = re.compile(rf"\b(?:{words})(?:[\s\\)]|#[^\r\n]*)*\(")
+        self._mentions = decorator_mentions(decorators)
         self._calls_decorator = decorators
         text = "".join(lines)
         # The decorator names the module's text holds at all: a definition
@@ -305,7 +364,7 @@ class Screen:
             return []
         lines = self._lines[segment.first_line - 1 : segment.last_line]
         ends = list(itertools.accumulate(map(len, lines)))
-        called = [segment.first_line + bisect.bisect_right(ends, m.start()) for m in self._called.finditer(text)]
+        called = [segment.first_line + bisect.bisect_right(ends, start) for start in called_at(self._mentions, text)]
         if ascii_only:
             return called
         return called + [segment.first_line + number for number, line in enumerate(lines) if not line.isascii()]
@@ -321,10 +380,7 @@ class Screen:
             words |= self._decorators | _closure(set(_ARQ_WRAPPER_WORDS), bindings)
         if _LATE_ACKS.search(text):
             words |= self._decorators | _closure(set(_CELERY_CONFIG_WORDS), bindings)
-        if not words:
-            return None
-        alternatives = "|".join(sorted(re.escape(word) for word in words))
-        return re.compile(rf"\b(?:{alternatives})\b|{_SETTING_WORDS}")
+        return words_or_settings(words) if words else None
 
     def _data_waits(self, segment: Segment) -> bool:
         """Whether a module-level assignment of data can stay text: a

@@ -31,7 +31,10 @@ from idemlint.settings import Fixed, Settings, SettingsSource
 IDEMLINT_PREFIX = "IDM"
 # Decided on the raw bytes: most files of a repository have no `# noqa: IDM...`
 # at all and are then neither decoded nor tokenized.
-_MAY_NAME_OUR_CODES = re.compile(rb"(?i:noqa[^\n]*idm)")
+# (A ``noqa`` then, on its line and before any other ``noqa``, ``idm``: the
+# stretch after each ``noqa`` is read once, where ``noqa[^\n]*idm`` reads the
+# rest of the line again from every ``noqa`` on it.)
+_MAY_NAME_OUR_CODES = re.compile(rb"(?i:noqa(?:[^\nn]|n(?!oqa))*idm)")
 
 
 def unused_noqa(result: LintResult, settings: Union[Settings, SettingsSource]) -> Tuple[Finding, ...]:

@@ -58,3 +58,20 @@ def alarm() -> Iterator[None]:
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.fixture
+def hang_guard() -> Iterator[None]:
+    """Turns a hang (a pattern that backtracks without end) into a failure
+    after 30 s, not a suite that never returns; not a speed test."""
+
+    def hung(signum: int, frame: object) -> None:
+        pytest.fail("did not return in 30 s: something hangs")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(30)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

@@ -794,3 +794,36 @@ def test_instance_attributes_of_an_unparsed_class_are_read_without_parsing_it(
     assert (finding.code, finding.line) == ("IDM002", 7)
     assert parsed == []
     assert members == ["Service.run", "Poster.post"]
+
+
+# What ``called_at`` means, as a pattern: a name, then space, continuations,
+# closing brackets and whole comments (each to its line's end), then ``(``.
+# Exact, and fine on short text; on a banner of ``#`` it is the scan's job.
+_CALLED_REFERENCE = r"\b(?:shared_task|task|job)\b(?:[\s\\)]|#[^\r\n]*(?=[\r\n]|\Z))*\("
+_CALL_PIECES = ("task", "shared_task", "job", "jobs", "(", ")", " ", "\n", "\r\n", "\\", "#", "# x", "x", "=", "@", "\t")
+
+
+def test_calls_are_found_where_the_pattern_says() -> None:
+    import random
+    import re
+
+    from idemlint.segments import called_at, decorator_mentions
+
+    reference = re.compile(_CALLED_REFERENCE)
+    names = decorator_mentions(["task", "shared_task", "job"])
+    generator = random.Random(20261206)
+    for _ in range(20_000):
+        text = "".join(generator.choice(_CALL_PIECES) for _ in range(generator.randint(0, 14)))
+        assert called_at(names, text) == [m.start() for m in reference.finditer(text)], repr(text)
+
+
+@pytest.mark.parametrize("banner", ["#" * 64, "# " + "#" * 62, "#" * 64 + "\n" + "#" * 64])
+def test_a_comment_banner_after_a_task_word_is_read_once(banner: str, hang_guard: None) -> None:
+    """A banner after a decorator's name used to cost 2**n (a pattern that
+    could end a comment anywhere: 12 s for 26 ``#``); 4 000 of them now
+    cost a read of the text."""
+    from idemlint.segments import called_at, decorator_mentions
+
+    names = decorator_mentions(["task", "shared_task"])
+    text = ("# the nightly task\n" + banner + "\nx = 1\n") * 4_000 + "shared_task  # then\n  (f)\n"
+    assert called_at(names, text) == [text.rindex("shared_task")]

@@ -102,7 +102,16 @@ def _workspace_edit(
     return types.WorkspaceEdit(changes={buffer.uri: text_edits})
 
 
-_CODES_END = re.compile(r"[,\s]+\Z")
+
+
+def _codes_length(listed: str) -> int:
+    """The length of a noqa comment's codes without the commas and space
+    after the last one (a scan from the end: a pattern anchored at the end
+    is retried from every position, quadratic in a run of spaces)."""
+    end = len(listed)
+    while end and (listed[end - 1] == "," or listed[end - 1].isspace()):
+        end -= 1
+    return end
 
 
 class _Comments:
@@ -142,7 +151,7 @@ class _Comments:
         listed = match.group("codes")
         if not listed or code in re.split(r"[,\s]+", listed):
             return None  # a bare noqa, or the code listed already (written in another case)
-        end = column + match.start("codes") + len(_CODES_END.sub("", listed))
+        end = column + match.start("codes") + _codes_length(listed)
         # Columns: the tokenizer counts characters from 0, edits from 1.
         return Edit(target, end + 1, target, end + 1, f", {code}")
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
@@ -456,9 +455,7 @@ def _sql_marker(event: Event, call: cst.Call, knowledge: Knowledge, label: str) 
         if match and match.group(1).lower().startswith("insert"):
             if catalog.names_dedup_table(match.group(2)):
                 return _Marker(call, event, label, dedup=True)
-        if match and re.search(
-            r"(status|state)\s*=\s*'(" + "|".join(catalog.DONE_STATES) + r")'", text, re.I
-        ):
+        if match and catalog.SQL_DONE_STATE.search(text):
             return _Marker(call, event, label, dedup=False)
         return None
     for inner in _inner_calls(statement):
