@@ -400,12 +400,18 @@ class Cache:
         return False
 
 
+# Settings that change no finding of a file analysed whole: a result cut by
+# the time limit is never stored.
+_NOT_IN_KEYS = frozenset({"timeout"})
+
+
 def fingerprint(settings: Settings) -> str:
     """The settings as text that does not depend on set order (in cache keys)."""
     return repr(
         tuple(
             (field.name, sorted(value) if isinstance(value, frozenset) else value)
             for field in dataclasses.fields(settings)
+            if field.name not in _NOT_IN_KEYS
             for value in (getattr(settings, field.name),)
         )
     )

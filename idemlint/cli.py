@@ -174,6 +174,14 @@ _gitignore_option = click.option(
     help="Skip what .gitignore files ignore in directory walks (default: yes, "
     "or the configuration's respect-gitignore).",
 )
+_timeout_option = click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True, max=float("inf"), max_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="Stop analysing a task file (and what it follows) after this long and report it "
+    "as IDM902 (default: 30, or the configuration's timeout).",
+)
 _config_option = click.option(
     "--config",
     "config_path",
@@ -291,6 +299,7 @@ def cli() -> None:
 @_exclude_option
 @_extend_exclude_option
 @_gitignore_option
+@_timeout_option
 @click.option(
     "--force-exclude",
     is_flag=True,
@@ -393,6 +402,7 @@ def check(
     exclude: Tuple[PathPattern, ...],
     extend_exclude: Tuple[PathPattern, ...],
     respect_gitignore: Optional[bool],
+    timeout: Optional[float],
     force_exclude: bool,
     config_path: Optional[str],
     show_settings: bool,
@@ -459,6 +469,7 @@ def check(
         extend_exclude=exclude + extend_exclude,
         task_decorators=task_decorators,
         respect_gitignore=respect_gitignore,
+        timeout=timeout,
     )
     configurations = _configurations(paths, config_path, overrides)
     if overlay and project_root is None:
@@ -541,7 +552,7 @@ def check(
         from idemlint.report.statistics import render_statistics
 
         click.echo(
-            render_statistics(result.findings, result.unfollowed),
+            render_statistics(result.findings, result.unfollowed, result.problems),
             nl=False,
             err=output_format in STRUCTURED_FORMATS,
         )
@@ -731,6 +742,7 @@ def _report(
 @_exclude_option
 @_extend_exclude_option
 @_gitignore_option
+@_timeout_option
 @_config_option
 @click.option(
     "--project",
@@ -745,6 +757,7 @@ def tasks(
     exclude: Tuple[PathPattern, ...],
     extend_exclude: Tuple[PathPattern, ...],
     respect_gitignore: Optional[bool],
+    timeout: Optional[float],
     config_path: Optional[str],
     project_root: Optional[str],
 ) -> int:
@@ -757,6 +770,7 @@ def tasks(
         extend_exclude=exclude + extend_exclude,
         task_decorators=task_decorators,
         respect_gitignore=respect_gitignore,
+        timeout=timeout,
     )
     configurations = _configurations(paths, config_path, overrides)
     listing = _configured(lambda: list_tasks(paths, configurations, project=project_root))

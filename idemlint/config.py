@@ -99,7 +99,7 @@ class Overrides:
     ruff's options do: ``select`` replaces the configured selection
     (``extend_select`` adds to it), ``per_file_ignores`` replaces the
     configured table (``extend_per_file_ignores`` adds to it), the others
-    add to what is configured; ``respect_gitignore`` None keeps it."""
+    add to what is configured; ``respect_gitignore`` and ``timeout`` None keep it."""
 
     select: Tuple[str, ...] = ()
     extend_select: Tuple[str, ...] = ()
@@ -109,6 +109,7 @@ class Overrides:
     extend_exclude: Tuple[PathPattern, ...] = ()
     task_decorators: Tuple[str, ...] = ()
     respect_gitignore: Optional[bool] = None
+    timeout: Optional[float] = None
 
     def apply(self, settings: Settings) -> Settings:
         per_file_ignores = settings.per_file_ignores if self.per_file_ignores is None else self.per_file_ignores
@@ -122,6 +123,7 @@ class Overrides:
             respect_gitignore=(
                 settings.respect_gitignore if self.respect_gitignore is None else self.respect_gitignore
             ),
+            timeout=settings.timeout if self.timeout is None else self.timeout,
         )
 
 
@@ -284,6 +286,7 @@ def _settings_from_table(table: Mapping[str, Any], place: "_Place", base: Settin
         exclude=patterns("exclude") if "exclude" in values else base.exclude,
         extend_exclude=patterns("extend-exclude") if "extend-exclude" in values else base.extend_exclude,
         respect_gitignore=values.get("respect-gitignore", base.respect_gitignore),
+        timeout=values.get("timeout", base.timeout),
         task_decorators=values.get("task-decorators", base.task_decorators),
         key_arguments=frozenset(
             catalog.normalise_key_spelling(name) for name in values.get("key-arguments", ())
@@ -428,6 +431,15 @@ def _boolean(value: Any, where: _Where) -> bool:
     return value
 
 
+def _seconds(value: Any, where: _Where) -> float:
+    """A positive number of seconds (an integer or a float; not a boolean)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"{where} must be a number of seconds, not {_toml_type(value)}")
+    if not 0 < value < float("inf"):
+        raise ConfigError(f"{where} must be a positive number of seconds, not {value!r}")
+    return float(value)
+
+
 def _codes(value: Any, where: _Where) -> Tuple[str, ...]:
     """Code prefixes, in any case (``idm002``), upper-cased."""
     codes = _strings(value, where)
@@ -528,4 +540,5 @@ _KEYS: Dict[str, Callable[[Any, _Where], Any]] = {
     "task-decorators": _task_decorators,
     "key-arguments": _key_arguments,
     "side-effects": _side_effects,
+    "timeout": _seconds,
 }

@@ -38,6 +38,7 @@ from typing import (
 
 from idemlint import catalog
 from idemlint.codes import INTERNAL_ERROR as INTERNAL_ERROR  # also the flake8 plugin's
+from idemlint.deadline import TIMED_OUT, AnalysisTimeout, time_limit, timed_out_message
 from idemlint.discovery import Selection, discover
 from idemlint.findings import FileProblem, Finding, Related, UnfollowedCall, merged, reach_suffix
 from idemlint.fixes import Edit, Fix
@@ -136,10 +137,36 @@ def lint_source(
     """
     if not could_hold_tasks(source, settings):
         return LintResult()
-    loaded = _load(source, path, tree, settings.task_decorators)
-    if isinstance(loaded, FileProblem):
-        return LintResult(problems=(loaded,))
-    return _findings_of([loaded], None, settings, apply_noqa)
+    _analysis_imported()
+    try:
+        with time_limit(settings.timeout):
+            loaded = _load(source, path, tree, settings.task_decorators)
+            if isinstance(loaded, FileProblem):
+                return LintResult(problems=(loaded,))
+            return _findings_of([loaded], None, settings, apply_noqa)
+    except AnalysisTimeout:
+        return LintResult(problems=(timed_out(path, settings.timeout),))
+
+
+# What an analysis imports, imported before its time starts: a cold import
+# of libcst takes 0.3 s (more on a loaded machine) and is no file's
+# analysis, and an import cut halfway would leave a module half made.
+_ANALYSIS_MODULES = (
+    "idemlint.analysis", "idemlint.calls", "idemlint.effects", "idemlint.noqa", "idemlint.positions",
+    "idemlint.project", "idemlint.routes", "idemlint.rules", "idemlint.subtasks", "idemlint.tasks",
+)
+
+
+def _analysis_imported() -> None:
+    import importlib
+
+    for name in _ANALYSIS_MODULES:
+        importlib.import_module(name)
+
+
+def timed_out(path: str, seconds: float) -> FileProblem:
+    """The one line that reports a module whose analysis the time limit cut (IDM902)."""
+    return FileProblem(path, 1, 1, TIMED_OUT, timed_out_message(seconds))
 
 
 # ``progress(done, total)``: task files analysed or taken from the cache so far.
@@ -453,7 +480,7 @@ def _cached_or_analysed(
         ]
         for index, result in zip(missing, analysed):
             results[index] = result
-            if cache is not None:
+            if cache is not None and not result.timed_out:  # the next run may have the time
                 cache.put(keys[index], _entry(result))
     if cache is not None:
         cache.prune()
@@ -470,6 +497,10 @@ class _FileResult:
     suppressed: Tuple[Finding, ...] = ()
     lookups: Tuple["Lookup", ...] = ()
     unfollowed: Tuple[UnfollowedCall, ...] = ()
+
+    @property
+    def timed_out(self) -> bool:
+        return any(problem.code == TIMED_OUT for problem in self.problems)
 
 
 class _Known:
@@ -561,8 +592,8 @@ def _analyse_chunks(
 ) -> List[List[_FileResult]]:
     """One result per candidate, chunk by chunk.
 
-    In one process each chunk is analysed with a project of its own.  With
-    workers, the files of each directory go together (they usually reach
+    In one process the files are analysed one by one, as a worker analyses
+    what it is handed (:class:`_WorkerRun`).  With workers, the files of each directory go together (they usually reach
     the same helpers) and the directories are handed out one at a time,
     the largest first, to whichever worker is free; each worker keeps its
     project across what it gets (:class:`_WorkerRun`).  A task file whose
@@ -570,7 +601,9 @@ def _analyse_chunks(
     shared its contiguous chunk while the other worker idles.
     """
     if workers == 1:
-        return [_analyse_candidates(chunk, files, settings, analysed) for chunk in chunks]
+        run = _WorkerRun(files, settings)
+        with _collections_paused():
+            return [[run.analyse(candidate, analysed) for candidate in chunk] for chunk in chunks]
     from idemlint.workers import worker_pool
 
     every = [candidate for chunk in chunks for candidate in chunk]
@@ -615,14 +648,14 @@ class _WorkerRun:
         self._state: Optional[Tuple["Project", "Summaries", "SubTasks"]] = None
         self._analysed = 0
 
-    def analyse(self, candidate: _Candidate) -> _FileResult:
+    def analyse(self, candidate: _Candidate, analysed: Callable[[int], None] = lambda count: None) -> _FileResult:
+        """One file's result; past the time limit, its IDM902 line, and the
+        project is renewed (the analysis stopped anywhere in it)."""
         from idemlint.analysis import Summaries
         from idemlint.project import Project
 
         if self._state is None or self._analysed >= MAX_FILES_PER_CHUNK:
-            if self._state is not None:
-                self._state = None
-                gc.collect()  # the project just dropped, and what its analyses left (see _collections_paused)
+            self._renew()
             files = self.files
             project = Project(files.files, self.settings.task_decorators, files.app_files, files.overlay)
             summaries = Summaries()
@@ -630,7 +663,20 @@ class _WorkerRun:
             self._analysed = 0
         self._analysed += 1
         project, summaries, sub_tasks = self._state
-        return _analysed([candidate], project, self.settings, summaries, sub_tasks)[0]
+        _analysis_imported()
+        try:
+            with time_limit(self.settings.timeout):
+                result = _analysed([candidate], project, self.settings, summaries, sub_tasks)[0]
+        except AnalysisTimeout:
+            self._renew()
+            result = _FileResult((), (timed_out(candidate[0], self.settings.timeout),))
+        analysed(1)
+        return result
+
+    def _renew(self) -> None:
+        if self._state is not None:
+            self._state = None
+            gc.collect()  # the project just dropped, and what its analyses left (see _collections_paused)
 
 
 _WORKER_RUN: Optional[_WorkerRun] = None
@@ -646,31 +692,6 @@ def _begin_worker_run(files: "_ProjectFiles", settings: Settings) -> None:
 def _analyse_in_worker(candidates: List[_Candidate]) -> List[_FileResult]:
     assert _WORKER_RUN is not None, "a worker analyses only after _begin_worker_run"
     return [_WORKER_RUN.analyse(candidate) for candidate in candidates]
-
-
-def _analyse_candidates(
-    candidates: List[_Candidate],
-    files: "_ProjectFiles",
-    settings: Settings,
-    analysed: Callable[[int], None] = lambda count: None,
-) -> List[_FileResult]:
-    """Parse and analyse some task files, following calls anywhere in ``files``.
-
-    Each file's result stands alone (what it found and which modules it
-    looked up), so it can be cached and merged in file order; helper
-    summaries are still shared by all of them.
-    """
-    from idemlint.project import Project
-
-    with _collections_paused():
-        # The project is no local of this frame: it is freed as soon as
-        # _analysed returns, before the collection that ends the pause.
-        return _analysed(
-            candidates,
-            Project(files.files, settings.task_decorators, files.app_files, files.overlay),
-            settings,
-            analysed=analysed,
-        )
 
 
 @contextmanager
@@ -709,11 +730,9 @@ def _analysed(
     settings: Settings,
     summaries: Optional["Summaries"] = None,
     sub_tasks: Optional["SubTasks"] = None,
-    analysed: Callable[[int], None] = lambda count: None,
 ) -> List[_FileResult]:
     """Analyse task files with ``project`` (and the summaries and enqueued
-    tasks' readings of earlier files analysed with it, when given);
-    ``analysed(1)`` after each."""
+    tasks' readings of earlier files analysed with it, when given)."""
     from idemlint.analysis import Summaries
 
     loaded: List[Union["LoadedModule", FileProblem]] = []
@@ -739,7 +758,6 @@ def _analysed(
     for module, looked_up in zip(loaded, load_lookups):
         if isinstance(module, FileProblem):
             results.append(_FileResult((), (module,), lookups=tuple(dict.fromkeys(looked_up))))
-            analysed(1)
             continue
         start = len(project.lookups)
         found = _findings_of([module], project, settings, True, summaries, sub_tasks, by_path=False)
@@ -747,7 +765,6 @@ def _analysed(
         results.append(
             _FileResult(found.findings, found.problems, found.suppressed, lookups, found.unfollowed)
         )
-        analysed(1)
     return results
 
 
@@ -1457,23 +1474,34 @@ def _task_order(info: TaskInfo) -> Tuple[str, int, str]:
 def _tasks_in_chunk(
     candidates: List[_Candidate], files: _ProjectFiles, settings: Settings
 ) -> Tuple[List[TaskInfo], List[FileProblem]]:
-    """The tasks of some task files, loaded as :func:`_analyse_candidates` loads them."""
+    """The tasks of some task files, loaded as ``check`` loads them, each
+    file's loading and detection under the time limit."""
     from idemlint.project import Project
 
     project = Project(files.files, settings.task_decorators, files.app_files)
-    loaded = [
-        _load(raw, path, None, settings.task_decorators, project.may_be_task_decorator)
-        for path, raw in candidates
-    ]
-    modules = [module for module in loaded if not isinstance(module, FileProblem)]
-    problems = [module for module in loaded if isinstance(module, FileProblem)]
+    modules: List["LoadedModule"] = []
+    problems: List[FileProblem] = []
+    _analysis_imported()
+    for path, raw in candidates:
+        try:
+            with time_limit(settings.timeout):
+                loaded = _load(raw, path, None, settings.task_decorators, project.may_be_task_decorator)
+        except AnalysisTimeout:
+            loaded = timed_out(path, settings.timeout)
+        if isinstance(loaded, FileProblem):
+            problems.append(loaded)
+        else:
+            modules.append(loaded)
     for module in modules:
         project.register(module)
     found: List[Tuple["Task", "LoadedModule"]] = []
     with _deep_recursion():
         for module in modules:
             try:
-                found += _tasks_of(module, project, _decorators_of(module, project, settings))
+                with time_limit(settings.timeout):
+                    found += _tasks_of(module, project, _decorators_of(module, project, settings))
+            except AnalysisTimeout:
+                problems.append(timed_out(module.path, settings.timeout))
             except Exception as error:  # as in ``check``: the run goes on
                 problems.append(internal_error(module.path, "task detection", error))
         return _described(found, problems, project), problems

@@ -21,6 +21,7 @@ from typing import Any, Iterator, Optional, Sequence, Tuple, Type
 from idemlint import __version__
 from idemlint.config import ConfigError, Configurations, Overrides, invalid_decorator_names
 from idemlint.escape import visible
+from idemlint.deadline import TIMED_OUT
 from idemlint.engine import INTERNAL_ERROR, LintResult, could_hold_tasks, internal_error, lint_source
 from idemlint.findings import Finding
 from idemlint.settings import Settings
@@ -50,6 +51,13 @@ class IdemlintChecker:
             comma_separated_list=True,
             help="Extra decorators (qualified or bare names) that make a task.",
         )
+        parser.add_option(
+            "--idemlint-timeout",
+            default="",
+            parse_from_config=True,
+            help="Seconds one file's analysis may take before it is reported as IDM902 "
+            "(default: 30, or [tool.idemlint]'s timeout).",
+        )
 
     @classmethod
     def parse_options(cls, options: argparse.Namespace) -> None:
@@ -67,7 +75,12 @@ class IdemlintChecker:
             cls.configuration_problem = _configuration_problem(
                 f"flake8 option 'idemlint-task-decorators': {invalid[0]!r} is not a name or a dotted name"
             )
-        cls.configurations = Configurations(overrides=Overrides(task_decorators=extra))
+        timeout = _seconds(str(getattr(options, "idemlint_timeout", None) or ""))
+        if timeout == 0:
+            cls.configuration_problem = _configuration_problem(
+                f"flake8 option 'idemlint-timeout': {options.idemlint_timeout!r} is not a positive number of seconds"
+            )
+        cls.configurations = Configurations(overrides=Overrides(task_decorators=extra, timeout=timeout or None))
 
     def settings(self) -> Tuple[Optional[Settings], Optional[str]]:
         """This file's settings, or the one line it reports instead of findings."""
@@ -100,8 +113,19 @@ class IdemlintChecker:
             message = f"{finding.code} {visible(finding.message)}{_fix_note(finding)}"
             yield finding.line, finding.column - 1, message, type(self)
         for problem in result.problems:
-            if problem.code == INTERNAL_ERROR:  # not E999 or E902: flake8 reports those itself
+            if problem.code in (INTERNAL_ERROR, TIMED_OUT):  # not E999 or E902: flake8 reports those itself
                 yield problem.line, problem.column - 1, f"{problem.code} {visible(problem.message)}", type(self)
+
+
+def _seconds(text: str) -> Optional[float]:
+    """``--idemlint-timeout``'s seconds: None when not given, 0 when not a positive number."""
+    if not text.strip():
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        return 0
+    return seconds if 0 < seconds < float("inf") else 0
 
 
 def _configuration_problem(error: str) -> str:

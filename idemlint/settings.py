@@ -16,6 +16,7 @@ from functools import cached_property
 from typing import FrozenSet, Iterator, Optional, Protocol, Tuple
 
 from idemlint import catalog
+from idemlint.deadline import DEFAULT_TIMEOUT
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,8 @@ class Settings:
     spellings (see :func:`idemlint.catalog.normalise_key_spelling`).
     ``non_idempotent_http_apis`` are the HTTP APIs whose PUT or DELETE is
     an effect all the same.  ``respect_gitignore``: directory walks skip
-    what ``.gitignore`` files ignore.
+    what ``.gitignore`` files ignore.  ``timeout``: the seconds one task
+    file's analysis may take (:mod:`idemlint.deadline`).
     """
 
     select: Tuple[str, ...] = ("IDM",)
@@ -110,6 +112,7 @@ class Settings:
     )
     root: str = "."
     respect_gitignore: bool = True
+    timeout: float = DEFAULT_TIMEOUT
 
     def enabled(self, code: str, path: Optional[str] = None) -> bool:
         """Whether ``code`` is reported (in ``path``, after per-file ignores)."""

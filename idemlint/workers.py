@@ -141,7 +141,7 @@ def _start_worker(
     # The worker's own copy of the writing end (inherited by fork, or passed
     # to a spawned worker): while it is open, the lifeline could never end.
     writing_end.close()
-    _die_with_parent()
+    die_with_parent()
     threading.Thread(target=_watch, args=(reading_end,), name="idemlint-lifeline", daemon=True).start()
     if setup is not None:
         setup(*setup_args)
@@ -154,7 +154,7 @@ def _watch(reading_end: "Connection") -> None:
     os._exit(_EXIT_RUN_OVER)
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """Ask Linux to kill this process when the one that started it dies.
 
     That is the death of the starting *thread*: the pool starts its workers

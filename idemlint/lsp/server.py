@@ -1,7 +1,9 @@
 """The Language Server: the protocol (pygls), when to analyse, what to publish.
 
-Analyses run one at a time in a thread of their own, so that the server
-keeps answering (hovers, code actions, the next edit) while one runs:
+Analyses run one at a time in a process of their own
+(:mod:`idemlint.lsp.process`), waited for in a thread, so that the server
+keeps answering (hovers, code actions, the next edit, ``shutdown``) while
+one runs, whatever it analyses:
 
 - opening or saving a document analyses at once; an edit, a document
   closed, a file changed on disk (``workspace/didChangeWatchedFiles``, for
@@ -42,15 +44,12 @@ from pygls.server import LanguageServer
 from idemlint import __version__
 from idemlint.escape import visible
 from idemlint.lsp.actions import code_actions
-from idemlint.lsp.analysis import Buffer, Checked, Report, analyse
+from idemlint.lsp.analysis import Buffer, Checked, Report
 from idemlint.lsp.convert import Places, diagnostics, hover
+from idemlint.lsp.process import AnalysisProcess
 from idemlint.lsp.text import UTF16, path_of
 
 DEFAULT_DEBOUNCE = 0.25
-# The analysis thread's stack: deep syntax trees are walked recursively
-# (the engine raises the recursion limit), with room to spare over a main
-# thread's usual 8 MiB.
-_STACK_BYTES = 64 * 1024 * 1024
 _WATCHED = ("**/*.py", "**/pyproject.toml")
 
 Result = TypeVar("Result")
@@ -90,21 +89,16 @@ def _one_line(error: BaseException) -> str:
 
 
 class _Analyst:
-    """One thread that runs analyses, one at a time, and hands each outcome
-    (a result or the exception) back to the event loop."""
+    """One thread that waits for analyses, one at a time, and hands each
+    outcome (a result or the exception) back to the event loop."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
         self._queue: "queue.SimpleQueue[Tuple[Callable[[], Any], Callable[[Any], None]]]" = queue.SimpleQueue()
-        previous = threading.stack_size()
-        threading.stack_size(_STACK_BYTES)
-        try:
-            # A daemon: an exit while an analysis runs does not wait for it
-            # (the cache is written atomically, so at worst an entry is missing).
-            self._thread = threading.Thread(target=self._run, name="idemlint-analysis", daemon=True)
-            self._thread.start()
-        finally:
-            threading.stack_size(previous)
+        # A daemon: an exit while an analysis runs does not wait for it
+        # (the cache is written atomically, so at worst an entry is missing).
+        self._thread = threading.Thread(target=self._run, name="idemlint-analysis", daemon=True)
+        self._thread.start()
 
     def submit(self, work: Callable[[], Result], done: Callable[[Any], None]) -> None:
         self._queue.put((work, done))
@@ -137,6 +131,7 @@ class _State:
         self._running = False
         self._again = False
         self._analyst: Optional[_Analyst] = None
+        self._process = AnalysisProcess()
 
     # Which documents, which folders, which units
 
@@ -199,13 +194,20 @@ class _State:
         if self._analyst is None:
             self._analyst = _Analyst(self.server.loop)
         self._running = True
-        roots, encoding = self.roots(), self.encoding()
-        self._analyst.submit(lambda: _analysed(buffers, roots, encoding), self._finished)
+        roots, encoding, process = self.roots(), self.encoding(), self._process
+        self._analyst.submit(lambda: _analysed(process, buffers, roots, encoding), self._finished)
+
+    def stop(self) -> None:
+        """No analysis from now on: the one under way ends at once."""
+        self.shut_down = True
+        self._process.stop()
 
     def _finished(self, outcome: Any) -> None:
         self._running = False
         try:
             if isinstance(outcome, BaseException):
+                if self.shut_down:
+                    return  # ended by the shutdown
                 _log.warning("analysis failed: %s", _one_line(outcome))
                 self.server.show_message_log(f"idemlint: analysis failed: {_one_line(outcome)}")
             else:
@@ -246,11 +248,11 @@ class _State:
 
 
 def _analysed(
-    buffers: List[Buffer], roots: List[str], encoding: str
+    process: AnalysisProcess, buffers: List[Buffer], roots: List[str], encoding: str
 ) -> Tuple[Report, Dict[str, List[types.Diagnostic]], float]:
     """Run in the analysis thread: the report and each buffer's diagnostics."""
     started = time.monotonic()
-    report = analyse(buffers, roots)
+    report = process.analyse(buffers, roots)
     places = Places(buffers, encoding)
     found = {uri: diagnostics(checked, places) for uri, checked in report.checked.items()}
     return report, found, time.monotonic() - started
@@ -301,7 +303,7 @@ def build(debounce: float = DEFAULT_DEBOUNCE) -> IdemlintServer:
     @server.feature(types.SHUTDOWN)
     @_guarded()
     def shutdown(ls: IdemlintServer, params: Any) -> None:
-        state.shut_down = True
+        state.stop()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     @_guarded()
@@ -395,5 +397,9 @@ def serve(debounce: float = DEFAULT_DEBOUNCE) -> int:
     server = build(debounce)
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing printed by accident can break the protocol
-    server.start_io(stdin, stdout)  # type: ignore[arg-type]
-    return 0 if server.state.shut_down else 1
+    try:
+        server.start_io(stdin, stdout)  # type: ignore[arg-type]
+    finally:
+        shut_down = server.state.shut_down
+        server.state.stop()
+    return 0 if shut_down else 1

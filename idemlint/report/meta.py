@@ -5,7 +5,8 @@ registry, which a run served from the cache never imports); ``IDM800``
 (an unused ``# noqa``) is a report-level item the front end adds, so it is
 described here and not in the rule registry or the rule docs, and so are
 the codes of a file that could not be analysed (``E902``, ``E999``,
-``IDM900``), which the machine formats report as error-level results.  The
+``IDM900``, ``IDM902``), which the machine formats report as error-level
+results.  The
 URLs come from :mod:`idemlint.urls`.
 """
 
@@ -115,6 +116,20 @@ FILE_PROBLEMS = {
             ),
             use_instead="",
             help_url=readme_url("reporting-a-bug"),
+            level="error",
+        ),
+        CodeInfo(
+            code="IDM902",
+            name="timeout",
+            summary="A file's analysis took longer than the time limit, and was stopped",
+            why=_NOT_ANALYSED,
+            fix=(
+                "Raise the limit (`--timeout SECONDS`, `timeout = ...` in [tool.idemlint]) if "
+                "the file is large, or exclude it; a file of ordinary size that takes this long "
+                "is a bug in idemlint: report it with the file (see 'Reporting a bug' in the README)."
+            ),
+            use_instead="",
+            help_url=readme_url("limits"),
             level="error",
         ),
     )

@@ -1,0 +1,136 @@
+"""A time limit on one module's analysis (``--timeout``, ``timeout = ...``).
+
+Nothing a checked repository holds may make idemlint hang: every pattern
+is linear (``tests/test_patterns.py``) and every walk is bounded, but the
+next slow spot would again be a silent hang without a limit, so one task
+file's analysis, with everything it follows, stops when its time is up and
+is reported as ``IDM902``, as semgrep's ``--timeout`` does; the run goes on.
+
+:func:`time_limit` raises :class:`AnalysisTimeout` in the thread that runs
+the analysis when the time is up:
+
+- in a main thread, where the platform has ``setitimer`` (what the CLI, its
+  worker processes, flake8 and the language server's analysis process run
+  in), by an alarm signal, which also ends a regular expression in the
+  middle of its match (``re`` checks for signals as it backtracks);
+- in any other thread, by a timer thread that raises it asynchronously in
+  the analysing one (``PyThreadState_SetAsyncExc``): at its next bytecode,
+  so not in the middle of a call into C.
+
+Neither ends one call into C that checks no signals (libcst's native parser
+holds the GIL for about 2 s on a 36 000-line module): the limit is then
+overrun by that call, and takes effect when it returns.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from contextlib import contextmanager
+from types import FrameType
+from typing import Any, Iterator, Optional
+
+from idemlint.codes import TIMED_OUT as TIMED_OUT  # the code of what it cuts
+
+# What no real file comes near: weblate's largest task file, following 121
+# methods across 42 modules, takes about 3 s on these machines.
+DEFAULT_TIMEOUT = 30.0
+
+
+class AnalysisTimeout(BaseException):
+    """The time limit passed.  A BaseException, as KeyboardInterrupt is:
+    the guards that report a failing rule as IDM900 (``except Exception``)
+    must let it through to the one place that reports it."""
+
+
+def timed_out_message(seconds: float) -> str:
+    return f"not analysed: analysis took longer than {seconds:g} s (--timeout, `timeout` in [tool.idemlint])"
+
+
+@contextmanager
+def time_limit(seconds: Optional[float]) -> Iterator[None]:
+    """Raise :class:`AnalysisTimeout` in this thread if the block runs for
+    more than ``seconds`` (no limit for None)."""
+    if seconds is None:
+        yield
+    elif threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+        with _alarm(seconds):
+            yield
+    else:
+        with _timer(seconds):
+            yield
+
+
+class _Armed:
+    """Whether the limit still applies: an alarm or a timer that comes
+    after the block ended does nothing."""
+
+    def __init__(self) -> None:
+        self.armed = True
+
+    def ring(self, signum: int, frame: Optional[FrameType]) -> None:
+        if self.armed:
+            self.armed = False
+            raise AnalysisTimeout()
+
+
+@contextmanager
+def _alarm(seconds: float) -> Iterator[None]:
+    """The limit as an alarm signal; a timer the caller had set is put back,
+    less the time the block took (it rings late if it fell within it)."""
+    armed = _Armed()
+    previous_handler = signal.signal(signal.SIGALRM, armed.ring)
+    previous_delay, previous_interval = signal.setitimer(signal.ITIMER_REAL, 0)
+    started = time.monotonic()
+    try:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        yield
+    finally:
+        armed.armed = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        _let_pending_signals_run()
+        signal.signal(signal.SIGALRM, previous_handler)
+        if previous_delay:
+            left = max(previous_delay - (time.monotonic() - started), 1e-6)
+            signal.setitimer(signal.ITIMER_REAL, left, previous_interval)
+
+
+def _let_pending_signals_run() -> None:
+    """A call: Python runs a handler whose signal came while the block
+    ended here, while the handler that ignores it is still installed."""
+
+
+@contextmanager
+def _timer(seconds: float) -> Iterator[None]:
+    """The limit as a timer thread that raises in this one."""
+    target = threading.get_ident()
+    armed = _Armed()
+    lock = threading.Lock()
+
+    def expire() -> None:
+        with lock:
+            if armed.armed:
+                armed.armed = False
+                _raise_in(target, AnalysisTimeout)
+
+    timer = threading.Timer(seconds, expire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        with lock:
+            if armed.armed:
+                armed.armed = False
+            else:  # raised already, or about to be: not after the block
+                _raise_in(target, None)
+
+
+def _raise_in(thread: int, exception: Any) -> None:
+    """Raise ``exception`` in ``thread`` at its next bytecode (None: take
+    back one not raised yet)."""
+    import ctypes
+
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread), ctypes.py_object(exception) if exception else None)
