@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SOURCES := pyproject.toml $(shell find idemlint -name '*.py')
 
-.PHONY: demo test docs clean
+.PHONY: demo test test-all docs clean
 
 $(STAMP): $(SOURCES)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,8 +17,14 @@ $(STAMP): $(SOURCES)
 demo: $(STAMP)
 	$(BIN)/idemlint check --format review examples/ || [ $$? -eq 1 ]
 
-## Run the whole test suite against the installed package.
+## Run the test suite against the installed package, but the slow tests
+## (pre-commit, Neovim, building distributions, the hostile-corpus and fuzz
+## sweeps: marked `slow`): what a contributor runs between changes.
 test: $(STAMP)
+	$(BIN)/pytest -p no:cacheprovider -m "not slow"
+
+## Run every test, the slow ones included (CI runs it once).
+test-all: $(STAMP)
 	$(BIN)/pytest -p no:cacheprovider
 
 ## Regenerate docs/rules/, the README rule table, docs/catalogue.md and

@@ -29,6 +29,9 @@ from idemlint import lint_source
 from idemlint.engine import LintResult
 from idemlint.segments import Screen
 
+# A sweep: run by `make test-all` (and CI), not by the quick `make test`.
+pytestmark = pytest.mark.slow
+
 LONG_RUN = int(os.environ.get("IDEMLINT_FUZZ_EXAMPLES", "0"))
 settings.register_profile(
     "idemlint-fuzz",

@@ -29,6 +29,9 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 import pytest
 
+# A sweep: run by `make test-all` (and CI), not by the quick `make test`.
+pytestmark = pytest.mark.slow
+
 HOSTILE = pathlib.Path(__file__).parent / "fixtures" / "hostile"
 
 BUGGY = """\

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, List, Optional
 
 import pytest
 
