@@ -19,7 +19,11 @@ def test_the_server_command_is_listed(run_cli: RunCli) -> None:
 def test_without_the_lsp_extra_the_server_says_what_to_install(
     run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(sys.modules, "pygls", None)  # import pygls raises ImportError
+    # import pygls raises ImportError, and so does importing a submodule an
+    # earlier test in this process left in sys.modules (test_patterns.py
+    # imports every module of the package, idemlint.lsp.server with pygls).
+    for name in ["pygls", *(name for name in sys.modules if name.startswith("pygls."))]:
+        monkeypatch.setitem(sys.modules, name, None)
     monkeypatch.delitem(sys.modules, "idemlint.lsp.server", raising=False)
     status, out, err = run_cli("server")
     assert status == 2
