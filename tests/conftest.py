@@ -19,12 +19,11 @@ RunCli = Callable[..., Tuple[int, str, str]]
 def private_user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[pathlib.Path]:
     """idemlint keeps its per-user cache secret in ``$XDG_CACHE_HOME/idemlint``:
     the tests (and every process they start) use one of their own, never the
-    real user's ``~/.cache``.  It lives beside pytest's numbered temporary
-    directories, not in one: the same secret from one session to the next,
-    so the checkout's own ``.idemlint_cache/`` (tests that run the CLI in
-    the checkout make one) stays idemlint's and no run warns about it."""
+    real user's ``~/.cache``.  This one, the session's (each xdist worker's),
+    serves what module-scoped fixtures start; each test then gets its own
+    (:func:`isolated_test`)."""
     previous = os.environ.get("XDG_CACHE_HOME")
-    directory = tmp_path_factory.getbasetemp().parent / "idemlint-user-cache"
+    directory = tmp_path_factory.getbasetemp() / "idemlint-user-cache"
     directory.mkdir(mode=0o700, exist_ok=True)
     os.environ["XDG_CACHE_HOME"] = str(directory)
     yield directory
@@ -32,6 +31,31 @@ def private_user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[pat
         del os.environ["XDG_CACHE_HOME"]
     else:
         os.environ["XDG_CACHE_HOME"] = previous
+
+
+@pytest.fixture(autouse=True)
+def isolated_test(tmp_path_factory: pytest.TempPathFactory) -> Iterator[pathlib.Path]:
+    """Every test runs in an empty working directory of its own, outside the
+    checkout, with a user cache directory (``XDG_CACHE_HOME``: the secret)
+    of its own; the processes it starts inherit both.  So nothing a user
+    did in the checkout changes a test's outcome: with no configuration
+    above the checked paths, the CLI keeps ``.idemlint_cache/`` in the
+    working directory, and one that ``make demo`` left in the checkout,
+    signed with the user's secret, would make it warn on stderr.  Tests name
+    the checkout's files by absolute path (``FIXTURES``, ``ROOT``); a test
+    may still ``monkeypatch.chdir`` elsewhere.  A sibling of ``tmp_path``,
+    not ``tmp_path`` itself: a test that checks or lists its ``tmp_path``
+    sees only what it put there.  Its own MonkeyPatch, not the test's: a
+    test's ``monkeypatch.undo()`` undoes only what the test patched."""
+    directory = tmp_path_factory.mktemp("isolated")
+    work = directory / "work"
+    work.mkdir()
+    user_cache = directory / "user-cache"
+    user_cache.mkdir(mode=0o700)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(work)
+        patch.setenv("XDG_CACHE_HOME", str(user_cache))
+        yield work
 
 
 @pytest.fixture
