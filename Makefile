@@ -17,15 +17,23 @@ $(STAMP): $(SOURCES)
 demo: $(STAMP)
 	$(BIN)/idemlint check --format review examples/ || [ $$? -eq 1 ]
 
-## Run the test suite against the installed package, but the slow tests
-## (pre-commit, Neovim, building distributions, the hostile-corpus and fuzz
-## sweeps: marked `slow`): what a contributor runs between changes.
-test: $(STAMP)
-	$(BIN)/pytest -p no:cacheprovider -m "not slow"
+# The tests run in JOBS worker processes (pytest-xdist; "auto": one per
+# core, 0: none, all in pytest's own); PYTEST_ARGS adds to pytest's command
+# line (a file, -k EXPR, -x).
+JOBS ?= auto
+PYTEST_ARGS ?=
+PYTEST := $(BIN)/pytest -p no:cacheprovider -n $(JOBS)
 
-## Run every test, the slow ones included (CI runs it once).
+## The quick tier, between changes: every test but those marked slow
+## (pre-commit, editors, the distributions, the hostile-corpus and fuzz
+## sweeps, runs over whole trees, a fresh clone, and all but the first case
+## of each test marked sweep), against the installed package.
+test: $(STAMP)
+	$(PYTEST) -m 'not slow' $(PYTEST_ARGS)
+
+## Every test, the slow ones included (CI runs it once).
 test-all: $(STAMP)
-	$(BIN)/pytest -p no:cacheprovider
+	$(PYTEST) $(PYTEST_ARGS)
 
 ## Regenerate docs/rules/, the README rule table, docs/catalogue.md and
 ## idemlint/rule_texts.py from rule and catalogue metadata.

@@ -3,7 +3,7 @@ from __future__ import annotations
 import os
 import pathlib
 import signal
-from typing import Callable, Iterator, Tuple
+from typing import Callable, Iterator, List, Set, Tuple
 
 import pytest
 
@@ -13,6 +13,21 @@ FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 
 # The CLI run in this process: exit status, standard output, standard error.
 RunCli = Callable[..., Tuple[int, str, str]]
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects
+def pytest_collection_modifyitems(items: List[pytest.Item]) -> None:
+    """A test marked ``sweep`` (one behaviour tried on many cases) runs its
+    first case that is not marked slow in the quick tier (``make test``);
+    its other cases are marked slow, for ``make test-all``."""
+    seen: Set[Tuple[str, str]] = set()
+    for item in items:
+        if item.get_closest_marker("sweep") is None or item.get_closest_marker("slow") is not None:
+            continue
+        test = (str(item.path), getattr(item, "originalname", item.name))
+        if test in seen:
+            item.add_marker(pytest.mark.slow)
+        seen.add(test)
 
 
 @pytest.fixture(autouse=True, scope="session")
