@@ -32,7 +32,8 @@ def codes(result: engine.LintResult) -> List[str]:
     return [f"{pathlib.Path(f.path).name}:{f.line}:{f.code}:{f.task}" for f in result.findings]
 
 
-@pytest.mark.parametrize("root", ["fixtures", "projects/shop"])
+# The whole fixture tree, 10 s (`make test-all`); the shop is quick.
+@pytest.mark.parametrize("root", [pytest.param("fixtures", marks=pytest.mark.slow), "projects/shop"])
 def test_cold_warm_and_any_number_of_workers_give_identical_findings(
     root: str, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

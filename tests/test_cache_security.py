@@ -382,6 +382,7 @@ SIGNED_BUT_INVALID: Dict[str, Callable[[Dict[str, object]], bytes]] = {
 }
 
 
+@pytest.mark.sweep  # every field, a cold run each: some 40 s
 @pytest.mark.parametrize("damage", sorted(SIGNED_BUT_INVALID))
 def test_a_signed_entry_is_still_checked_field_by_field(
     damage: str, tmp_path: pathlib.Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
@@ -580,6 +581,7 @@ SCREENS_SIGNED_BUT_INVALID = {
 }
 
 
+@pytest.mark.sweep  # the same for the screen's entries
 @pytest.mark.parametrize("damage", sorted(SCREENS_SIGNED_BUT_INVALID))
 def test_a_signed_screen_entry_is_still_checked_field_by_field(
     damage: str, tmp_path: pathlib.Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch

@@ -37,6 +37,7 @@ FORMS = [
 
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("form", FORMS)
 def test_each_form_reaches_its_effect_through_the_cli(form: str, run_cli: RunCli) -> None:
     root = PROJECTS / form

@@ -55,6 +55,7 @@ def test_entry_says_which_version_and_file_it_was_read_from(entry: Entry) -> Non
     assert VERSION.search(entry.read) and FILE.search(entry.read), entry.read
 
 
+@pytest.mark.sweep  # every entry, each fixture analysed without it: some 8 s
 @pytest.mark.parametrize("entry", ENTRIES, ids=[entry.pattern for entry in ENTRIES])
 def test_some_fixture_line_depends_on_the_entry(entry: Entry) -> None:
     module = entry.pattern.split(".", 1)[0].strip("{}").split(",")[0]

@@ -77,7 +77,9 @@ def _runner() -> CliRunner:
         return CliRunner()
 
 
-@pytest.fixture(params=["clirunner", "main"])
+# Through CliRunner, every test runs a second time, for 45 s: the quick tier
+# runs the tests through main(argv) only, `make test-all` through both.
+@pytest.fixture(params=[pytest.param("clirunner", marks=pytest.mark.slow), "main"])
 def idemlint(request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]) -> Idemlint:
     """Run the CLI in process, through click's CliRunner or through main(argv)."""
 
@@ -233,6 +235,7 @@ def test_celery_fixtures_report_every_rule(idemlint: Idemlint) -> None:
     assert codes_for(idemlint) == {rule.code for rule in RULES}
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize(
     "options, expected",
     [
@@ -403,6 +406,7 @@ def test_without_noqa_the_finding_is_reported(idemlint: Idemlint, tmp_path: path
     assert idemlint("check", write_task(tmp_path)).codes() == ["IDM002"]
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize(
     "comment",
     ["# noqa", "# NOQA", "# noqa: IDM002", "# noqa:IDM002", "# noqa: IDM001,IDM002", "# noqa: IDM00", "# noqa: IDM"],

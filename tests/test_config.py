@@ -316,6 +316,7 @@ def test_a_broken_pyproject_that_does_not_name_idemlint_is_passed_over(tmp_path:
     assert " IDM002 " in run.stdout
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("make, message", [case[1:] for case in OURS], ids=[case[0] for case in OURS])
 def test_cli_reports_a_broken_pyproject_in_one_line_and_exits_2(
     tmp_path: pathlib.Path, make: Callable[[pathlib.Path], None], message: str
@@ -330,6 +331,7 @@ def test_cli_reports_a_broken_pyproject_in_one_line_and_exits_2(
     assert_one_clean_line(lines[0], message, repository / "pyproject.toml")
 
 
+@pytest.mark.sweep  # a flake8 process per broken file
 @pytest.mark.parametrize("make, message", [case[1:] for case in OURS], ids=[case[0] for case in OURS])
 def test_flake8_reports_a_broken_pyproject_once_per_file_and_runs_its_own_checks(
     tmp_path: pathlib.Path, make: Callable[[pathlib.Path], None], message: str

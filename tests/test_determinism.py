@@ -21,6 +21,9 @@ import pytest
 import idemlint.discovery
 from idemlint.cli import main
 
+# The whole fixture tree, run again and again in subprocesses: 40 s (`make test-all`).
+pytestmark = pytest.mark.slow
+
 TESTS = pathlib.Path(__file__).parent
 FIXTURES = TESTS / "fixtures"
 SHOP = TESTS / "projects" / "shop"

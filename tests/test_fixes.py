@@ -103,6 +103,7 @@ def test_writing_keeps_the_mode_and_leaves_no_temporary_file(tmp_path: pathlib.P
 # -- IDM800: an unused `# noqa` ---------------------------------------------
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize(
     "before, after",
     [

@@ -69,6 +69,9 @@ def write(tmp_path: pathlib.Path, source: str, name: str = "tasks.py") -> pathli
     return path
 
 
+# One flake8 process per fixture, about two minutes in all, and the whole
+# tree in one (below): `make test-all`.  The quick tier compares one fixture.
+@pytest.mark.sweep
 @pytest.mark.parametrize(
     "path", FIXTURE_FILES, ids=[str(p.relative_to(FIXTURES)) for p in FIXTURE_FILES]
 )
@@ -101,6 +104,7 @@ def test_flake8_says_which_findings_carry_a_fix(tmp_path: pathlib.Path) -> None:
     assert not lines[1].endswith("]")
 
 
+@pytest.mark.slow  # 10 s (`make test-all`)
 def test_flake8_on_the_whole_fixture_tree_in_parallel_matches_the_cli(
     tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -29,7 +29,7 @@ from idemlint import lint_source
 from idemlint.engine import LintResult
 from idemlint.segments import Screen
 
-# A sweep: run by `make test-all` (and CI), not by the quick `make test`.
+# The sweep: about a minute of one core even derandomized (`make test-all`).
 pytestmark = pytest.mark.slow
 
 LONG_RUN = int(os.environ.get("IDEMLINT_FUZZ_EXAMPLES", "0"))
@@ -43,6 +43,13 @@ settings.register_profile(
     print_blob=True,
 )
 FUZZ = settings.get_profile("idemlint-fuzz")
+
+
+def grammar(start: str = "file_input") -> st.SearchStrategy[str]:
+    """hypothesmith's programs from the grammar, the parser built when a test
+    first draws one (a second each: not for every run that collects this
+    module and deselects it, as `make test` does)."""
+    return st.deferred(lambda: hypothesmith.from_grammar(start=start))
 
 
 def compiles(source: str) -> bool:
@@ -80,7 +87,7 @@ def lint_twice(source: str) -> LintResult:
 
 
 @FUZZ
-@given(source=st.one_of(hypothesmith.from_grammar(), hypothesmith.from_node()))
+@given(source=st.one_of(grammar(), hypothesmith.from_node()))
 def test_any_valid_python_is_linted_without_raising(source: str) -> None:
     result = lint_twice(source)
     assert_truthful(source, result)
@@ -150,9 +157,9 @@ BOUND_ONLY = ["raise self.retry(args=({e},), countdown=5)", "self.apply_async(ar
 
 expressions = st.one_of(
     st.sampled_from(["order_id", "url", "uuid.uuid4()", "time.time()", "f'key:{order_id}'", "None", "1e309"]),
-    hypothesmith.from_grammar(start="eval_input").map(str.strip).filter(bool),
+    grammar(start="eval_input").map(str.strip).filter(bool),
 )
-generated_statements = hypothesmith.from_grammar(start="file_input").filter(lambda s: s.strip() != "")
+generated_statements = grammar(start="file_input").filter(lambda s: s.strip() != "")
 
 
 def fill(template: str, draw: st.DrawFn) -> str:

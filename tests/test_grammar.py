@@ -184,6 +184,7 @@ DEEP_INPUTS = {
 }
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("case", sorted(DEEP_INPUTS))
 def test_input_too_deep_for_libcst_is_one_line_naming_the_file(tmp_path: pathlib.Path, case: str) -> None:
     body, line, message = DEEP_INPUTS[case]
@@ -306,6 +307,7 @@ def deepest_allowed(make: Callable[[int], str]) -> str:
     return head + make(low) + ")\n"
 
 
+@pytest.mark.slow  # the limit itself, some 20 s (`make test-all`)
 @pytest.mark.parametrize("case", sorted(DEEPEST_ALLOWED))
 def test_the_deepest_code_the_scan_allows_is_analysed(tmp_path: pathlib.Path, case: str) -> None:
     path = tmp_path / "deep.py"

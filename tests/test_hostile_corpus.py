@@ -29,7 +29,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 import pytest
 
-# A sweep: run by `make test-all` (and CI), not by the quick `make test`.
+# The sweep: 97 cases, a subprocess each, over a minute of one core (`make test-all`).
 pytestmark = pytest.mark.slow
 
 HOSTILE = pathlib.Path(__file__).parent / "fixtures" / "hostile"

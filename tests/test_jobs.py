@@ -17,9 +17,13 @@ from idemlint.settings import DEFAULT_SETTINGS, Fixed
 TESTS = pathlib.Path(__file__).parent
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize(
     "root",
-    ["fixtures", "projects/shop", "projects/shared_helpers", "projects/subtasks", "projects/calls_picked"],
+    [
+        pytest.param("fixtures", marks=pytest.mark.slow),  # 10 s a run: `make test-all`
+        "projects/shop", "projects/shared_helpers", "projects/subtasks", "projects/calls_picked",
+    ],
 )
 @pytest.mark.parametrize("workers", [2, 3])
 def test_one_and_more_workers_give_identical_results(root: str, workers: int) -> None:
@@ -212,8 +216,13 @@ def test_a_pause_ends_with_a_collection_when_the_collector_was_on(
     assert collections == ([True] if enabled_before else [])
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize(
-    "root", ["fixtures", "projects/subtasks", "projects/decorator_alias", "projects/calls_library_bases"]
+    "root",
+    [
+        pytest.param("fixtures", marks=pytest.mark.slow),  # 7 s: `make test-all`
+        "projects/subtasks", "projects/decorator_alias", "projects/calls_library_bases",
+    ],
 )
 def test_an_analysed_project_is_freed_without_the_cycle_collector(root: str) -> None:
     """No reference cycle runs through a project, its modules' indexes, the

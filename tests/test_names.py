@@ -114,7 +114,10 @@ def test_every_shape_of_statement_and_expression() -> None:
     assert assert_same_as_libcst(module) > 400
 
 
-@pytest.mark.parametrize("folder", ["tests/fixtures", "tests/projects", "examples"])
+# The fixture tree, 4 s (`make test-all`); the projects and examples are quick.
+@pytest.mark.parametrize(
+    "folder", [pytest.param("tests/fixtures", marks=pytest.mark.slow), "tests/projects", "examples"]
+)
 def test_real_code(folder: str) -> None:
     checked = 0
     for path in sorted((ROOT / folder).rglob("*.py")):

@@ -23,6 +23,9 @@ from hypothesis import strategies as st
 
 from idemlint.cli import main
 
+# A property test of 25 command lines, three runs each: about a minute (`make test-all`).
+pytestmark = pytest.mark.slow
+
 PROJECT = pathlib.Path(__file__).parent / "projects" / "shared_helpers"
 PATHS = ["jobs/tasks.py", "jobs/utils.py", "legacy/utils.py", "orders", "orders/alpha.py", "orders/beta.py"]
 

@@ -92,6 +92,7 @@ def every_call(module: cst.Module) -> list:
     return calls
 
 
+@pytest.mark.sweep  # every fixture, statement by statement
 @pytest.mark.parametrize(
     "source",
     [SAMPLE, NESTED, *[path.read_text("utf-8") for path in FIXTURES]],

@@ -83,6 +83,7 @@ def waiting_definitions(loaded: LoadedModule) -> List[str]:
     return [definition.name for definition in definitions if definition is not None]
 
 
+@pytest.mark.slow  # every tree parsed whole and in segments, some 20 s (`make test-all`)
 @pytest.mark.parametrize(
     "paths",
     [
@@ -634,7 +635,10 @@ def test_a_wrapper_is_found_where_its_text_calls_the_decorator(source: str, up_f
     assert [*loaded.index.functions.up_front(), *loaded.index.classes.up_front()] == up_front
 
 
-@pytest.mark.parametrize("package", ["idemlint", "libcst", "click", "flake8", "_pytest"])
+@pytest.mark.parametrize(
+    # libcst's 300 modules take as long as the four others together (`make test-all`).
+    "package", ["idemlint", pytest.param("libcst", marks=pytest.mark.slow), "click", "flake8", "_pytest"]
+)
 def test_wrappers_found_on_the_text_s_lines_are_those_of_a_whole_walk(
     package: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

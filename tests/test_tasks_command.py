@@ -152,6 +152,7 @@ def test_functions_in_splatted_dicts_are_rq_tasks_and_nothing_else(run_cli: RunC
     )
 
 
+@pytest.mark.sweep  # every fixture project analysed whole
 @pytest.mark.parametrize("project", FIXTURE_PROJECTS)
 def test_as_many_tasks_as_check_traces(
     run_cli: RunCli, monkeypatch: pytest.MonkeyPatch, project: str
