@@ -304,3 +304,27 @@ def test_the_server_answers_shutdown_at_once_whatever_it_analyses(tmp_path: path
         if client.process.poll() is None:
             client.process.kill()
         client.process.wait()
+
+
+def test_a_limit_dropped_in_a_collectors_callback_is_raised_again() -> None:
+    """Python drops an exception raised in a gc callback (as hypothesis
+    installs one): the limit is raised again until the block ends."""
+    import gc
+
+    dropped: List[bool] = []
+
+    def callback(phase: str, info: Dict[str, Any]) -> None:
+        if not dropped:
+            dropped.append(True)
+            time.sleep(0.5)  # the alarm rings in here, and is dropped
+
+    gc.callbacks.append(callback)
+    try:
+        with pytest.raises(AnalysisTimeout):
+            with time_limit(0.2):
+                gc.collect()
+                while True:
+                    sum(range(100))
+    finally:
+        gc.callbacks.remove(callback)
+    assert dropped == [True]
