@@ -225,6 +225,7 @@ def test_every_format_reports_the_cut_module(project: pathlib.Path, run_cli: Run
     assert "IDM902" in out + err
 
 
+@pytest.mark.slow  # a subprocess analysing a huge module: in make test-all
 def test_flake8_reports_the_cut_module(project: pathlib.Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "flake8", "--isolated", "--select", "IDM", "--idemlint-timeout", "0.5",
@@ -278,6 +279,7 @@ class _Client:
                 return message
 
 
+@pytest.mark.slow  # a subprocess analysing a huge module: in make test-all
 def test_the_server_answers_shutdown_at_once_whatever_it_analyses(tmp_path: pathlib.Path, hang_guard: None) -> None:
     """The huge module holds libcst's parser (and the GIL) for seconds at a
     stretch: analysed in the server's own process, it held ``shutdown``
