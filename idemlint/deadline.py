@@ -52,43 +52,48 @@ def timed_out_message(seconds: float) -> str:
     return f"not analysed: analysis took longer than {seconds:g} s (--timeout, `timeout` in [tool.idemlint])"
 
 
-@contextmanager
-def time_limit(seconds: Optional[float]) -> Iterator[None]:
-    """Raise :class:`AnalysisTimeout` in this thread if the block runs for
-    more than ``seconds`` (no limit for None)."""
-    if seconds is None:
-        yield
-    elif threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
-        with _alarm(seconds):
-            yield
-    else:
-        with _timer(seconds):
-            yield
+class Limit:
+    """One block's limit: whether it still applies (an alarm or a timer that
+    comes after the block ended does nothing), and whether it rang.  A
+    library between the alarm and the caller may turn the exception into
+    another (a parser's error), which the IDM900 guards report: a block
+    whose limit rang is cut, however it ended (:attr:`rang`)."""
 
-
-class _Armed:
-    """Whether the limit still applies: an alarm or a timer that comes
-    after the block ended does nothing."""
-
-    def __init__(self) -> None:
-        self.armed = True
+    def __init__(self, armed: bool = True) -> None:
+        self.armed = armed
+        self.rang = False
 
     def ring(self, signum: int, frame: Optional[FrameType]) -> None:
         if self.armed:
+            self.rang = True
             raise AnalysisTimeout()
 
 
 @contextmanager
-def _alarm(seconds: float) -> Iterator[None]:
+def time_limit(seconds: Optional[float]) -> Iterator[Limit]:
+    """Raise :class:`AnalysisTimeout` in this thread if the block runs for
+    more than ``seconds`` (no limit for None)."""
+    if seconds is None:
+        yield Limit(armed=False)
+    elif threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+        with _alarm(seconds) as limit:
+            yield limit
+    else:
+        with _timer(seconds) as limit:
+            yield limit
+
+
+@contextmanager
+def _alarm(seconds: float) -> Iterator[Limit]:
     """The limit as an alarm signal; a timer the caller had set is put back,
     less the time the block took (it rings late if it fell within it)."""
-    armed = _Armed()
+    armed = Limit()
     previous_handler = signal.signal(signal.SIGALRM, armed.ring)
     previous_delay, previous_interval = signal.setitimer(signal.ITIMER_REAL, 0)
     started = time.monotonic()
     try:
         signal.setitimer(signal.ITIMER_REAL, seconds, _AGAIN)
-        yield
+        yield armed
     finally:
         armed.armed = False
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -105,10 +110,10 @@ def _let_pending_signals_run() -> None:
 
 
 @contextmanager
-def _timer(seconds: float) -> Iterator[None]:
+def _timer(seconds: float) -> Iterator[Limit]:
     """The limit as a timer thread that raises in this one."""
     target = threading.get_ident()
-    armed = _Armed()
+    armed = Limit()
     lock = threading.Lock()
     ended = threading.Event()
 
@@ -118,13 +123,14 @@ def _timer(seconds: float) -> Iterator[None]:
             with lock:
                 if not armed.armed:
                     return
+                armed.rang = True
                 _raise_in(target, AnalysisTimeout)
             delay = _AGAIN
 
     timer = threading.Thread(target=expire, name="idemlint-time-limit", daemon=True)
     timer.start()
     try:
-        yield
+        yield armed
     finally:
         ended.set()
         with lock:

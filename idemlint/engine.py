@@ -139,13 +139,16 @@ def lint_source(
         return LintResult()
     _analysis_imported()
     try:
-        with time_limit(settings.timeout):
+        with time_limit(settings.timeout) as limit:
             loaded = _load(source, path, tree, settings.task_decorators)
-            if isinstance(loaded, FileProblem):
-                return LintResult(problems=(loaded,))
-            return _findings_of([loaded], None, settings, apply_noqa)
+            result = (
+                LintResult(problems=(loaded,))
+                if isinstance(loaded, FileProblem)
+                else _findings_of([loaded], None, settings, apply_noqa)
+            )
     except AnalysisTimeout:
         return LintResult(problems=(timed_out(path, settings.timeout),))
+    return LintResult(problems=(timed_out(path, settings.timeout),)) if limit.rang else result
 
 
 # What an analysis imports, imported before its time starts: a cold import
@@ -665,8 +668,10 @@ class _WorkerRun:
         project, summaries, sub_tasks = self._state
         _analysis_imported()
         try:
-            with time_limit(self.settings.timeout):
+            with time_limit(self.settings.timeout) as limit:
                 result = _analysed([candidate], project, self.settings, summaries, sub_tasks)[0]
+            if limit.rang:  # and the exception became another on its way (see Limit)
+                raise AnalysisTimeout()
         except AnalysisTimeout:
             self._renew()
             result = _FileResult((), (timed_out(candidate[0], self.settings.timeout),))
@@ -1484,8 +1489,10 @@ def _tasks_in_chunk(
     _analysis_imported()
     for path, raw in candidates:
         try:
-            with time_limit(settings.timeout):
+            with time_limit(settings.timeout) as limit:
                 loaded = _load(raw, path, None, settings.task_decorators, project.may_be_task_decorator)
+            if limit.rang:
+                raise AnalysisTimeout()
         except AnalysisTimeout:
             loaded = timed_out(path, settings.timeout)
         if isinstance(loaded, FileProblem):
@@ -1498,8 +1505,10 @@ def _tasks_in_chunk(
     with _deep_recursion():
         for module in modules:
             try:
-                with time_limit(settings.timeout):
+                with time_limit(settings.timeout) as limit:
                     found += _tasks_of(module, project, _decorators_of(module, project, settings))
+                if limit.rang:
+                    raise AnalysisTimeout()
             except AnalysisTimeout:
                 problems.append(timed_out(module.path, settings.timeout))
             except Exception as error:  # as in ``check``: the run goes on

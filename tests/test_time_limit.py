@@ -330,3 +330,17 @@ def test_a_limit_dropped_in_a_collectors_callback_is_raised_again() -> None:
     finally:
         gc.callbacks.remove(callback)
     assert dropped == [True]
+
+
+def test_a_limit_turned_into_another_exception_is_still_a_cut() -> None:
+    """A library between the alarm and the caller may turn the timeout into
+    its own error, which the IDM900 guards report: the limit rang, so the
+    block was cut."""
+    with time_limit(0.1) as limit:
+        try:
+            while True:
+                sum(range(100))
+        except AnalysisTimeout as error:
+            converted = RuntimeError("a parser's own error")
+            converted.__cause__ = error
+    assert limit.rang and converted.__cause__ is not None
