@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import pathlib
 import signal
+from contextlib import contextmanager
 from typing import Callable, Iterator, List, Set, Tuple
 
 import pytest
@@ -87,16 +88,8 @@ def run_cli(capsys: pytest.CaptureFixture[str]) -> RunCli:
 def alarm() -> Iterator[None]:
     """Turns a regression (a read that blocks forever) into a failure, not a hung suite."""
 
-    def hung(signum: int, frame: object) -> None:
-        pytest.fail("blocked reading a FIFO")  # not an OSError: nothing reports it as E902
-
-    previous = signal.signal(signal.SIGALRM, hung)
-    signal.alarm(30)
-    try:
+    with _failing_after(30, "blocked reading a FIFO"):  # not an OSError: nothing reports it as E902
         yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.fixture
@@ -104,11 +97,19 @@ def hang_guard() -> Iterator[None]:
     """Turns a hang (a pattern that backtracks without end) into a failure
     after 30 s, not a suite that never returns; not a speed test."""
 
+    with _failing_after(30, "did not return in 30 s: something hangs"):
+        yield
+
+
+@contextmanager
+def _failing_after(seconds: int, message: str) -> Iterator[None]:
+    """The test fails with ``message`` if it is still running after ``seconds``."""
+
     def hung(signum: int, frame: object) -> None:
-        pytest.fail("did not return in 30 s: something hangs")
+        pytest.fail(message)
 
     previous = signal.signal(signal.SIGALRM, hung)
-    signal.alarm(30)
+    signal.alarm(seconds)
     try:
         yield
     finally:
