@@ -88,15 +88,26 @@ def _alarm(seconds: float) -> Iterator[Limit]:
     """The limit as an alarm signal; a timer the caller had set is put back,
     less the time the block took (it rings late if it fell within it)."""
     armed = Limit()
-    previous_handler = signal.signal(signal.SIGALRM, armed.ring)
+    # The caller's timer is stopped before the handler is replaced: were it
+    # to ring in between, ours would raise outside the block.
     previous_delay, previous_interval = signal.setitimer(signal.ITIMER_REAL, 0)
+    previous_handler = signal.signal(signal.SIGALRM, armed.ring)
     started = time.monotonic()
     try:
         signal.setitimer(signal.ITIMER_REAL, seconds, _AGAIN)
         yield armed
     finally:
-        armed.armed = False
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        # The alarm may ring once more before it is disarmed: the block has
+        # ended all the same (``armed.rang`` says it was cut), and leaving
+        # here with the timer still armed would raise in the caller's code
+        # every 50 ms.  No call before the ``try``: none can take the signal.
+        while True:
+            try:
+                armed.armed = False
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                break
+            except AnalysisTimeout:
+                continue
         _let_pending_signals_run()
         signal.signal(signal.SIGALRM, previous_handler)
         if previous_delay:
@@ -111,9 +122,14 @@ def _let_pending_signals_run() -> None:
 
 @contextmanager
 def _timer(seconds: float) -> Iterator[Limit]:
-    """The limit as a timer thread that raises in this one."""
+    """The limit as a timer thread that raises in this one.
+
+    The timer raises nothing until this thread is inside the block: raised
+    while it waits for the timer thread to start, the exception would leave
+    the block before its ``finally``, and the timer raising every 50 ms in
+    whatever ran next (a thread's start, a lock's wait)."""
     target = threading.get_ident()
-    armed = Limit()
+    armed = Limit(armed=False)
     lock = threading.Lock()
     ended = threading.Event()
 
@@ -121,21 +137,29 @@ def _timer(seconds: float) -> Iterator[Limit]:
         delay = seconds
         while not ended.wait(delay):
             with lock:
-                if not armed.armed:
-                    return
-                armed.rang = True
-                _raise_in(target, AnalysisTimeout)
+                if armed.armed:
+                    armed.rang = True
+                    _raise_in(target, AnalysisTimeout)
             delay = _AGAIN
 
     timer = threading.Thread(target=expire, name="idemlint-time-limit", daemon=True)
     timer.start()
     try:
+        with lock:
+            armed.armed = True
         yield armed
     finally:
+        # As with the alarm: one more may be raised while the timer is
+        # disarmed, and is taken here, not left to raise after the block.
+        while True:
+            try:
+                with lock:
+                    armed.armed = False
+                    _raise_in(target, None)  # one raised but not yet delivered: not after the block
+                break
+            except AnalysisTimeout:
+                continue
         ended.set()
-        with lock:
-            armed.armed = False
-            _raise_in(target, None)  # one raised but not yet delivered: not after the block
 
 
 def _raise_in(thread: int, exception: Any) -> None:

@@ -121,12 +121,49 @@ def test_nothing_is_raised_after_the_block(in_thread: bool) -> None:
             failures.append(error)
 
     if in_thread:
-        thread = threading.Thread(target=run)
+        thread = threading.Thread(target=run, daemon=True)
         thread.start()
         thread.join(60)
+        assert not thread.is_alive()
     else:
         run()
     assert failures == []
+
+
+def test_a_timer_that_expires_before_the_block_starts_raises_in_the_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The timer thread is slow to start (a loaded machine) and the limit
+    short: the limit is raised inside the block, not out of the thread's
+    start, which would leave the timer raising in the caller's code."""
+    started_slowly = threading.Thread
+
+    class SlowToStart(started_slowly):  # type: ignore[misc, valid-type]
+        def start(self) -> None:
+            super().start()
+            time.sleep(0.1)  # the timer expires before this returns
+
+    outcome: Dict[str, Any] = {}
+
+    def analyse() -> None:
+        try:
+            with time_limit(0.001) as limit:
+                outcome["entered"] = True
+                while True:
+                    sum(range(100))
+        except AnalysisTimeout:
+            outcome["rang"] = limit.rang
+        try:
+            until = time.monotonic() + 0.3
+            while time.monotonic() < until:  # where a timer left running would raise
+                sum(range(100))
+            outcome["after"] = "nothing raised"
+        except AnalysisTimeout:  # pragma: no cover - the failure this test is for
+            outcome["after"] = "raised after the block"
+
+    monkeypatch.setattr(threading, "Thread", SlowToStart)
+    thread = started_slowly(target=analyse, daemon=True)
+    thread.start()
+    thread.join(30)
+    assert outcome == {"entered": True, "rang": True, "after": "nothing raised"}
 
 
 def test_the_callers_alarm_and_handler_are_put_back() -> None:
@@ -148,6 +185,31 @@ def test_the_callers_alarm_and_handler_are_put_back() -> None:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def test_an_alarm_that_rings_as_the_block_ends_is_taken_there(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The alarm rings once more just as the block ends (here: in the call
+    that disarms it): the block ends all the same, no timer is left running
+    to raise in the caller's code, and the caller's handler is put back."""
+    real_setitimer = signal.setitimer
+    stops: List[str] = []
+
+    def rings_while_disarmed(which: int, seconds: float, interval: float = 0.0) -> Any:
+        if seconds == 0:
+            stops.append("saved the caller's" if not stops else "disarmed")
+            if len(stops) == 2:
+                raise AnalysisTimeout()  # as the handler would, had the signal come here
+        return real_setitimer(which, seconds, interval)
+
+    previous = signal.getsignal(signal.SIGALRM)
+    monkeypatch.setattr(signal, "setitimer", rings_while_disarmed)
+    with time_limit(5) as limit:
+        pass
+    monkeypatch.undo()
+    assert stops == ["saved the caller's", "disarmed", "disarmed"]
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) is previous
+    assert not limit.armed
 
 
 def test_no_limit_is_no_limit() -> None:
