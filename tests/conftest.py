@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import pathlib
 import signal
+import threading
 from contextlib import contextmanager
 from typing import Callable, Iterator, List, Set, Tuple
 
@@ -68,10 +69,23 @@ def isolated_test(tmp_path_factory: pytest.TempPathFactory) -> Iterator[pathlib.
     work.mkdir()
     user_cache = directory / "user-cache"
     user_cache.mkdir(mode=0o700)
+    before = set(threading.enumerate())
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(work)
         patch.setenv("XDG_CACHE_HOME", str(user_cache))
         yield work
+    _no_thread_left_to_wait_for(before)
+
+
+def _no_thread_left_to_wait_for(before: Set[threading.Thread]) -> None:
+    """A thread a test started that is no daemon and still runs would make
+    the finished test process wait for it at exit, past any per-test time
+    limit: the test fails instead, naming it."""
+    left = [thread for thread in threading.enumerate() if thread not in before and not thread.daemon]
+    for thread in left:
+        thread.join(10)
+    still = [thread.name for thread in left if thread.is_alive()]
+    assert not still, f"the test left threads running that the process would wait for at exit: {still}"
 
 
 @pytest.fixture
