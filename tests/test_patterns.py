@@ -64,6 +64,10 @@ ANCHORED_METHODS = {"match", "fullmatch"}
 # MOST_GROWTH times the cost at SHORT (linear: 10x; quadratic: 100x).
 SHORT, LONG = 1_000, 10_000
 MOST_GROWTH = 30
+# A growth past MOST_GROWTH is confirmed at LONGER, four times LONG: linear
+# grows 4x there, quadratic 16x; one noisy size cannot fail the test.
+LONGER = 40_000
+MOST_FURTHER_GROWTH = 10
 # Below this many seconds at LONG a search is linear whatever its growth
 # (a quadratic one at 10 000 characters costs tens of milliseconds at least).
 NOISE_FLOOR = 0.002
@@ -451,21 +455,29 @@ def _super_linear(subject: Subject) -> List[str]:
     short_texts = dict(adversarial(subject, SHORT))
     previous = signal.signal(signal.SIGALRM, _stop)
     try:
-        for (described, text), short in zip(adversarial(subject, LONG), short_texts.values()):
+        for number, ((described, text), short) in enumerate(zip(adversarial(subject, LONG), short_texts.values())):
             signal.setitimer(signal.ITIMER_REAL, ALARM_SECONDS)
             try:
                 long_cost = _cost(subject, text)
                 if long_cost < NOISE_FLOOR or long_cost / max(_cost(subject, short), 1e-7) <= MOST_GROWTH:
                     continue
-                # Confirmed on the fewest seconds of five runs each, the machine's noise aside.
+                # Confirmed on the fewest seconds of five runs each, the machine's noise aside...
                 long_cost = _cost(subject, text, runs=5)
                 growth = long_cost / max(_cost(subject, short, runs=5), 1e-7)
+                if growth <= MOST_GROWTH:
+                    continue
+                # ... and at a third length.
+                _, longer = next(itertools.islice(adversarial(subject, LONGER), number, None))
+                further = _cost(subject, longer, runs=3) / long_cost
             except _TooSlow:
                 return [f"{described}: over {ALARM_SECONDS} s"]
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
-            if growth > MOST_GROWTH:
-                return [f"{described}: {long_cost:.3f} s, {growth:.0f}x the cost at {SHORT}"]
+            if further > MOST_FURTHER_GROWTH:
+                return [
+                    f"{described}: {long_cost:.3f} s, {growth:.0f}x the cost at {SHORT},"
+                    f" then {further:.0f}x at {LONGER}"
+                ]
     finally:
         signal.signal(signal.SIGALRM, previous)
     return []
