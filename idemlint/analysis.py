@@ -28,6 +28,7 @@ from idemlint.calls import parameters
 from idemlint.dispatch import NOTHING, Picked, candidates
 from idemlint.findings import PAST_DEPTH, PAST_EVENTS
 from idemlint.names import Resolver, argument, children, dotted_name, import_bindings
+from idemlint.semantic import reach
 from idemlint.statements import is_exit
 from idemlint.tasks import ModuleIndex, Task
 
@@ -135,6 +136,8 @@ class Event:
     # The project task the call enqueues, or runs inline where the walk
     # does not follow it (see idemlint.subtasks).
     enqueued: Optional[Definition] = None
+    # How the call resolved, when the summaries ask (idemlint.semantic.reach).
+    resolution: str = ""
 
 
 @dataclass(frozen=True)
@@ -307,10 +310,14 @@ class Summary:
 
 
 class Summaries:
-    """Helper summaries of one run, shared by every task."""
+    """Helper summaries of one run, shared by every task.  ``resolving``:
+    the traces that share them record how each call resolved
+    (:mod:`idemlint.semantic.reach`; ``idemlint tasks`` asks, ``check``
+    does not), so that every summary replayed holds it too."""
 
-    def __init__(self) -> None:
+    def __init__(self, resolving: bool = False) -> None:
         self._store: Dict[Tuple[object, ...], List[Summary]] = {}
+        self.resolving = resolving
 
     def get(self, key: Tuple[object, ...], depth: Tuple[int, int], in_transaction: bool) -> Optional[Summary]:
         """A summary of the walk ``key`` names that serves at ``depth``, in
@@ -634,6 +641,7 @@ class TraceBuilder:
     ) -> None:
         for call in _calls_in_evaluation_order(node):
             callee = scope.resolver.resolve(call.func)
+            cuts = len(self.trace.unfollowed)
             helper = self._helper(call, scope)
             picked = self._picked(call, scope) if helper is None else NOTHING
             if helper is None and not picked.complete:
@@ -646,15 +654,52 @@ class TraceBuilder:
                     or callee
                 )
             enqueued = self._enqueued(call, scope) if helper is None and not picked.complete else None
+            followed = helper is not None or picked.complete
+            resolution = ""
+            if self.summaries.resolving:
+                resolution = self._resolution(call, scope, callee, followed, enqueued, cuts)
             self._emit(
                 "call", call, scope, path, callee=callee, discarded=call is discarded,
-                followed=helper is not None or picked.complete, enqueued=enqueued,
+                followed=followed, enqueued=enqueued, resolution=resolution,
             )
             if helper is not None:
                 self._enter_helper(call, helper, path, scope)
             for number, choice in enumerate(picked.definitions):
                 # Each candidate on a path of its own: they exclude each other.
                 self._enter_helper(call, choice, path + (self._branch(call, "Pick", f"choice{number}"),), scope)
+
+    def _resolution(
+        self,
+        call: cst.Call,
+        scope: FunctionScope,
+        callee: Optional[str],
+        followed: bool,
+        enqueued: Optional[Definition],
+        cuts: int,
+    ) -> str:
+        """How a call resolved (see :mod:`idemlint.semantic.reach`);
+        ``cuts``: how many calls the trace had cut before it."""
+        if followed:
+            return reach.FOLLOWED
+        if enqueued is not None:
+            return reach.ENQUEUED
+        if any(cut.node is call for cut in self.trace.unfollowed[cuts:]):
+            return reach.CUT
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in catalog.ENQUEUEING_METHODS:
+            if self.calls.enqueued(call, scope) is not None:
+                return reach.ENQUEUED  # the task itself, again: a retry or a continuation
+        return reach.unfollowed_call(self.calls, call, scope, callee, self._framework_object(scope))
+
+    def _framework_object(self, scope: FunctionScope) -> Optional[str]:
+        """The task's parameter its framework fills with an object of its
+        own (a bound task's ``self``, arq's ``ctx``), in the task's scope."""
+        task = self.task
+        if not scope.is_task or not scope.parameters:
+            return None
+        bound_function = task.bound and task.owner is None
+        if bound_function or task.framework in catalog.CONTEXT_FIRST_FRAMEWORKS:
+            return scope.parameters[0]
+        return None
 
     def _enqueued(self, call: cst.Call, scope: FunctionScope) -> Optional[Definition]:
         """The project task a call enqueues (or runs inline, unfollowed),

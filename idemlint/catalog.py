@@ -1639,6 +1639,26 @@ ORM_QUERYSET_METHODS = frozenset(
     }
 )
 ORM_INSTANCE_METHODS = frozenset({"get", "first", "last", "latest", "earliest", "create"})
+# Every public method of Django's QuerySet (which a model's manager also
+# has), and each one's async twin where it has one: what a call spelled
+# ``Model.objects.<method>(...)``, or on what such a call returned, runs
+# in Django, not in the project (idemlint.semantic.reach).  Read from the
+# QuerySet API reference of Django 5.1 (docs/ref/models/querysets.txt:
+# "Methods that return new QuerySets", "Methods that do not return
+# QuerySets").  A custom manager's own method is not here: it is project code.
+_QUERYSET_RETURNING = (
+    "filter", "exclude", "annotate", "alias", "order_by", "reverse", "distinct", "values",
+    "values_list", "dates", "datetimes", "none", "all", "union", "intersection", "difference",
+    "select_related", "prefetch_related", "extra", "defer", "only", "using", "select_for_update", "raw",
+)
+_NOT_QUERYSET_RETURNING = (
+    "get", "create", "get_or_create", "update_or_create", "bulk_create", "bulk_update", "count",
+    "in_bulk", "iterator", "latest", "earliest", "first", "last", "aggregate", "exists", "contains",
+    "update", "delete", "explain",
+)
+DJANGO_QUERYSET_API = frozenset(
+    (*_QUERYSET_RETURNING, *_NOT_QUERYSET_RETURNING, *(f"a{name}" for name in _NOT_QUERYSET_RETURNING))
+)
 # Shortcuts that fetch one instance of the model (or queryset) given first.
 ORM_SHORTCUT_GETTERS = ("django.shortcuts.get_object_or_404",)
 SAVE_METHODS = frozenset({"save", "asave", "commit", "flush", "update", "aupdate"})

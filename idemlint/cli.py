@@ -736,7 +736,11 @@ def _report(
     type=click.Choice(("text", "json")),
     default="text",
     show_default=True,
-    help="text: one line per task; json: an array of objects.",
+    help=(
+        "text: one line per task; json: an array of objects, each task traced as `check` traces it: "
+        "its calls by resolution (followed, enqueued, library, cut, unresolved), "
+        "where each unresolved call is, and its effects."
+    ),
 )
 @_task_decorator_option
 @_exclude_option
@@ -773,7 +777,8 @@ def tasks(
         timeout=timeout,
     )
     configurations = _configurations(paths, config_path, overrides)
-    listing = _configured(lambda: list_tasks(paths, configurations, project=project_root))
+    traced = output_format == "json"
+    listing = _configured(lambda: list_tasks(paths, configurations, project=project_root, traced=traced))
     for problem in listing.problems:
         click.echo(line_for(problem), err=True)
     render = render_tasks_json if output_format == "json" else render_tasks_text

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from idemlint.analysis import Summaries, Unfollowed
     from idemlint.cache import Cache, Dependency, Entry
     from idemlint.screens import Screened
+    from idemlint.semantic.reach import Reach
     from idemlint.subtasks import SubTasks
     from idemlint.project import LoadedModule, Lookup, Project
     from idemlint.routes import Place
@@ -875,6 +876,7 @@ def _candidates(
 def _screened(raw: bytes, task_decorators: Tuple[str, ...]) -> "Screened":
     """What the byte screen finds in one file's bytes."""
     from idemlint.screens import Screened
+    from idemlint.semantic.reach import Reach
 
     holds_tasks = _bytes_could_hold_tasks(raw, task_decorators)
     return Screened(
@@ -1433,6 +1435,9 @@ class TaskInfo:
     # Option -> where it came from, for those not written where the task
     # is made (``("acks_late", "base RetryingTask")``), in ``options`` order.
     origins: Tuple[Tuple[str, str], ...] = ()
+    # Where its analysis reaches (``list_tasks(traced=True)``; see
+    # idemlint.semantic.reach): None when it was not traced.
+    reach: Optional["Reach"] = None
 
 
 @dataclass(frozen=True)
@@ -1447,13 +1452,16 @@ def list_tasks(
     *,
     force_exclude: bool = False,
     project: Optional[str] = None,
+    traced: bool = False,
 ) -> TaskListing:
     """Every task :func:`lint_paths` would analyse with the same arguments,
     sorted by path then line, and the files that could not be read or
     parsed (or whose detection failed).
 
     The same discovery, byte screen and project index as ``lint_paths``;
-    nothing is traced, nothing cached.
+    nothing cached.  ``traced``: each task's trace is built as ``check``
+    builds it, and its :class:`~idemlint.semantic.reach.Reach` given
+    (calls by resolution, the unresolved ones, the effects).
     """
     source = _source(settings)
     named, files, problems, _ = _files_to_check(paths, source, force_exclude, project)
@@ -1463,7 +1471,7 @@ def list_tasks(
     file_problems = list(read_problems)
     for group, numbers in _by_settings([path for path, _ in candidates], source):
         for chunk in _chunks([candidates[number] for number in numbers], 1):
-            infos, chunk_problems = _tasks_in_chunk(chunk, _ProjectFiles(files, app_files), group)
+            infos, chunk_problems = _tasks_in_chunk(chunk, _ProjectFiles(files, app_files), group, traced)
             for info in infos:
                 found.setdefault((info.path, info.line, info.name), info)
             file_problems += chunk_problems
@@ -1477,10 +1485,11 @@ def _task_order(info: TaskInfo) -> Tuple[str, int, str]:
 
 
 def _tasks_in_chunk(
-    candidates: List[_Candidate], files: _ProjectFiles, settings: Settings
+    candidates: List[_Candidate], files: _ProjectFiles, settings: Settings, traced: bool = False
 ) -> Tuple[List[TaskInfo], List[FileProblem]]:
     """The tasks of some task files, loaded as ``check`` loads them, each
-    file's loading and detection under the time limit."""
+    file's loading and detection (and, ``traced``, each task's trace) under
+    the time limit."""
     from idemlint.project import Project
 
     project = Project(files.files, settings.task_decorators, files.app_files)
@@ -1513,7 +1522,77 @@ def _tasks_in_chunk(
                 problems.append(timed_out(module.path, settings.timeout))
             except Exception as error:  # as in ``check``: the run goes on
                 problems.append(internal_error(module.path, "task detection", error))
-        return _described(found, problems, project), problems
+        infos = _described(found, problems, project)
+        if not traced:
+            return infos, problems
+        reaches = _reaches(found, project, settings, problems)
+        return [replace(info, reach=reaches.get((info.path, info.name))) for info in infos], problems
+
+
+def _reaches(
+    found: List[Tuple["Task", "LoadedModule"]], project: "Project", settings: Settings, problems: List[FileProblem]
+) -> Dict[Tuple[str, str], "Reach"]:
+    """Each task's reach, by its path and dotted name: traced as ``check`` traces
+    it, under the time limit (a task cut has none, and its file is
+    reported as cut once)."""
+    from idemlint.analysis import Summaries, TraceBuilder
+    from idemlint.calls import Calls
+    from idemlint.effects import Knowledge
+    from idemlint.semantic.reach import Met
+
+    summaries = Summaries(resolving=True)
+    calls = Calls(project, settings.effect_methods())
+    sub_tasks = _sub_tasks(project, settings, summaries)
+    met: List[Tuple["Task", "LoadedModule", Met]] = []
+    cut: Set[str] = set()
+    for task, home in found:
+        try:
+            with time_limit(settings.timeout) as limit:
+                trace = TraceBuilder(home, task, project, summaries, calls).build()
+                knowledge = Knowledge(
+                    trace, home.index.constants, settings, calls, partial(sub_tasks.effects, root=task.function)
+                )
+                met.append((task, home, Met.of(trace, knowledge)))
+            if limit.rang:
+                raise AnalysisTimeout()
+        except AnalysisTimeout:
+            if home.path not in cut:
+                cut.add(home.path)
+                problems.append(timed_out(home.path, settings.timeout))
+        except Exception as error:  # as in ``check``: the run goes on
+            problems.append(internal_error(home.path, f"the trace of task `{task.name}`", error))
+    place = _placer([node for _, _, seen in met for node in seen.nodes()], problems)
+    return {(home.path, _qualified(task, home)): seen.reach(place) for task, home, seen in met}
+
+
+def _placer(
+    nodes: Sequence[Tuple[cst.CSTNode, "LoadedModule"]], problems: List[FileProblem]
+) -> Callable[[cst.CSTNode, "LoadedModule"], Tuple[str, int, int]]:
+    """Where each of ``nodes`` is (path, line, column, both 1-based), its
+    module's positions computed once; a module whose positions fail goes
+    to ``problems`` and its nodes are placed at 1:1."""
+    from idemlint.positions import locate
+
+    by_module: Dict[int, Tuple["LoadedModule", List[cst.CSTNode]]] = {}
+    for node, module in nodes:
+        by_module.setdefault(id(module), (module, []))[1].append(node)
+    places: Dict[int, Tuple[int, int]] = {}
+    for module, wanted in by_module.values():
+        try:
+            lines = io.StringIO(module.text, newline="").readlines()
+            positions = locate(module.pieces(), wanted, lines)
+        except Exception as error:
+            problems.append(internal_error(module.path, "position computation", error))
+            continue
+        for node in wanted:
+            start = positions[id(node)].start
+            places[id(node)] = (start.line, start.column + 1)
+
+    def place(node: cst.CSTNode, module: "LoadedModule") -> Tuple[str, int, int]:
+        line, column = places.get(id(node), (1, 1))
+        return module.path, line, column
+
+    return place
 
 
 def _described(
@@ -1565,6 +1644,10 @@ def _project_binding(recognised: str, project: "Project") -> str:
     return recognised
 
 
+def _qualified(task: "Task", home: "LoadedModule") -> str:
+    return f"{home.name}.{task.name}" if home.name else task.name
+
+
 def _info(task: "Task", home: "LoadedModule", line: int, project: "Project") -> TaskInfo:
     from idemlint.tasks import source_text
 
@@ -1574,7 +1657,7 @@ def _info(task: "Task", home: "LoadedModule", line: int, project: "Project") -> 
     options = tuple(
         (key, source_text(given[key])) for key in LISTED_OPTIONS if key in given
     )
-    name = f"{home.name}.{task.name}" if home.name else task.name
+    name = _qualified(task, home)
     recognised = _project_binding(task.recognised, project)
     origins = tuple((key, task.origins[key]) for key, _ in options if key in task.origins)
     return TaskInfo(task.framework, name, home.path, line, recognised, options, origins)

@@ -177,12 +177,63 @@ def test_json_rows_have_stable_keys(run_cli: RunCli) -> None:
     rows = listed_json(run_cli, str(PROJECTS / "decorator_instance"))
     assert rows
     for row in rows:
-        assert set(row) == JSON_KEYS
+        assert set(row) == JSON_KEYS | {"calls", "unresolved", "effects"}
         assert isinstance(row["line"], int) and isinstance(row["options"], dict)
     first = rows[0]
     assert first["framework"] == "celery"
     assert first["name"] == "pkg.tasks.sync_order"
     assert first["options"] == {"bind": "True", "acks_late": "True", "autoretry_for": "(IOError,)"}
+
+
+def _marked(root: pathlib.Path, marker: str) -> List[Tuple[str, int, List[str]]]:
+    """(path relative to ``root``'s parent, line, the words after ``# marker:``) for each marked line."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+            for comment in line.split("#")[1:]:
+                if comment.strip().startswith(f"{marker}:"):
+                    words = comment.strip()[len(marker) + 1 :].split()
+                    found.append((path.relative_to(root.parent).as_posix(), number, words))
+    return found
+
+
+def test_json_says_where_the_analysis_reaches_and_where_it_stops(run_cli: RunCli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each call of the task on its paths counted once by how it resolved,
+    the unresolved ones and the effects placed, as the fixture's comments say."""
+    root = PROJECTS / "reach"
+    monkeypatch.chdir(root.parent)
+    rows = {row["name"]: row for row in listed_json(run_cli, "reach")}
+    settle = rows["shop.tasks.settle"]
+    assert set(settle) == JSON_KEYS | {"calls", "unresolved", "effects"}
+    expected = dict.fromkeys(("followed", "enqueued", "library", "cut", "unresolved"), 0)
+    unresolved = []
+    for path, line, kinds in _marked(root, "reach"):
+        for kind in kinds:
+            expected[kind] += 1
+            if kind == "unresolved":
+                unresolved.append((path, line))
+    assert settle["calls"] == expected
+    assert [(site["path"], site["line"]) for site in settle["unresolved"]] == unresolved
+    assert [site["call"] for site in settle["unresolved"]] == ["Order.objects.overdue()", "gateway.refresh(...)", "audit(...)"]
+    effects = sorted((effect["path"], effect["line"], effect["kind"], effect["api"]) for effect in settle["effects"])
+    assert effects == sorted((path, line, *words) for path, line, words in _marked(root, "effect"))
+    assert rows["shop.tasks.archive"]["calls"] == dict.fromkeys(expected, 0)
+
+
+def test_the_text_listing_traces_nothing(run_cli: RunCli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tracing costs what ``check`` costs: only ``--format json`` pays it."""
+    built: List[str] = []
+    original = analysis.TraceBuilder.build
+
+    def build(self: analysis.TraceBuilder) -> analysis.Trace:
+        built.append(self.task.name)
+        return original(self)
+
+    monkeypatch.setattr(analysis.TraceBuilder, "build", build)
+    assert listed(run_cli, str(PROJECTS / "reach"))
+    assert built == []
+    listed_json(run_cli, str(PROJECTS / "reach"))
+    assert sorted(built) == ["archive", "settle"]
 
 
 def write(root: pathlib.Path, name: str, text: str) -> pathlib.Path:

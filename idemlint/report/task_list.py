@@ -6,16 +6,22 @@ the task's ``Task`` class gives it), every field through
 :func:`visible`.  JSON: an array of objects with the keys ``path``,
 ``line``, ``framework``, ``name``, ``recognised``, ``options`` (an
 object from option name to its source text) and ``origins`` (from option
-name to where it came from, for those its class gives: ``"base X"``).
+name to where it came from, for those its class gives: ``"base X"``);
+for a task traced, also ``calls`` (how many call sites on its paths
+resolved each way, see :mod:`idemlint.semantic.reach`), ``unresolved``
+(each unresolved call site: ``path``, ``line``, ``column``, ``call`` as
+written) and ``effects`` (``kind``, ``api``, and the same place keys).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Dict, List, Union
+from dataclasses import asdict
+from typing import Any, Dict, List
 
 from idemlint.engine import TaskInfo
 from idemlint.escape import visible
+from idemlint.semantic.reach import Reach
 
 
 def task_line(task: TaskInfo) -> str:
@@ -36,16 +42,28 @@ def render_tasks_text(tasks: List[TaskInfo]) -> str:
 
 
 def render_tasks_json(tasks: List[TaskInfo]) -> str:
-    rows: List[Dict[str, Union[str, int, Dict[str, str]]]] = [
-        {
-            "path": task.path,
-            "line": task.line,
-            "framework": task.framework,
-            "name": task.name,
-            "recognised": task.recognised,
-            "options": dict(task.options),
-            "origins": dict(task.origins),
-        }
-        for task in tasks
-    ]
+    rows = [_task_object(task) for task in tasks]
     return json.dumps(rows, indent=2) + "\n"
+
+
+def _task_object(task: TaskInfo) -> Dict[str, Any]:
+    row: Dict[str, Any] = {
+        "path": task.path,
+        "line": task.line,
+        "framework": task.framework,
+        "name": task.name,
+        "recognised": task.recognised,
+        "options": dict(task.options),
+        "origins": dict(task.origins),
+    }
+    if task.reach is not None:
+        row.update(_reach_object(task.reach))
+    return row
+
+
+def _reach_object(reach: Reach) -> Dict[str, Any]:
+    return {
+        "calls": dict(reach.counts),
+        "unresolved": [asdict(site) for site in reach.unresolved],
+        "effects": [asdict(effect) for effect in reach.effects],
+    }

@@ -1,0 +1,265 @@
+"""Where a task's analysis reaches, and where it stops.
+
+Every call on a task's paths (the task's own and those of the project code
+the trace follows) is one of:
+
+- ``followed``: project code the trace walks (or is walking: recursion);
+- ``enqueued``: it hands a project task to a queue, linked to that task;
+- ``library``: code outside the project, named as the catalogue names it:
+  a name an import binds to a module the project does not hold (or a value
+  made from one: ``requests.Session().post``), a builtin, Django's ORM on a
+  project model, a project class with no constructor of its own;
+- ``cut``: project code the trace would follow but did not, for a budget
+  (the depth limit);
+- ``unresolved``: what the analysis cannot tell: a method of a parameter or
+  of a value it does not know, a name bound nowhere it can see.
+
+Unknown is a value here, never a guess: an unresolved call is neither
+followed nor taken for a library's.  ``idemlint tasks --format json``
+shows the counts and each unresolved call site, so that a user sees where
+the analysis stops (and may declare an effect there, in
+``[tool.idemlint.side-effects]``).
+
+The trace builder answers at each call as it walks, when its summaries ask
+for it (:attr:`idemlint.analysis.Summaries.resolving`): what a name denotes
+there is what it is bound to at that point of the walk.
+"""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Tuple
+
+import libcst as cst
+
+from idemlint import catalog
+from idemlint.calls import Definition, ProjectClass, Rows
+
+if TYPE_CHECKING:
+    from idemlint.analysis import FunctionScope, Trace
+    from idemlint.calls import Calls
+    from idemlint.effects import Knowledge
+    from idemlint.project import LoadedModule
+
+FOLLOWED = "followed"
+ENQUEUED = "enqueued"
+LIBRARY = "library"
+CUT = "cut"
+UNRESOLVED = "unresolved"
+# In the order ``idemlint tasks`` lists them.
+RESOLUTIONS = (FOLLOWED, ENQUEUED, LIBRARY, CUT, UNRESOLVED)
+
+_BUILTINS: FrozenSet[str] = frozenset(dir(builtins))
+
+
+def unfollowed_call(
+    calls: "Calls", call: cst.Call, scope: "FunctionScope", callee: Optional[str], framework_object: Optional[str]
+) -> str:
+    """What a call the walk neither followed, enqueued nor cut runs:
+    ``library``, ``followed`` (a function being walked: recursion) or
+    ``unresolved``.  ``callee`` is the dotted name the walk gave it;
+    ``framework_object`` the task's parameter that holds what its framework
+    passes (a bound task's ``self``, arq's ``ctx``), in the task's own scope."""
+    if framework_object is not None and _spelled_head(call.func) == framework_object:
+        return LIBRARY  # ``self.retry()``, ``self.request.id``, ``ctx["redis"].enqueue_job()``
+    value = calls.value_of(call.func, scope)
+    if isinstance(value, Definition):
+        return FOLLOWED  # resolved, and not walked again here: it is on the stack
+    if isinstance(value, (ProjectClass, Rows)):
+        return LIBRARY  # a constructor none of the project's classes defines; the ORM
+    if value is not None or callee is None:
+        return UNRESOLVED  # an instance or module called, or a call of a call's result
+    head = _head(callee)
+    if _is_builtin(head, call.func, scope):
+        return LIBRARY
+    if _django_queryset(callee, scope, calls):
+        return LIBRARY
+    if head in _import_roots(scope) and not _in_project(callee, calls):
+        return LIBRARY
+    return UNRESOLVED
+
+
+def _head(dotted: str) -> str:
+    """``requests`` for ``requests.Session().post``."""
+    end = len(dotted)
+    for stop in (".", "(", "["):
+        found = dotted.find(stop)
+        if found != -1:
+            end = min(end, found)
+    return dotted[:end]
+
+
+def _spelled_head(func: cst.BaseExpression) -> Optional[str]:
+    """The name a call's callee is spelled from (``s`` in ``s.post``)."""
+    node = func
+    while True:
+        if isinstance(node, cst.Name):
+            return node.value
+        if isinstance(node, cst.Attribute):
+            node = node.value
+        elif isinstance(node, cst.Call):
+            node = node.func
+        elif isinstance(node, cst.Subscript):
+            node = node.value
+        else:
+            return None
+
+
+def _is_builtin(head: str, func: cst.BaseExpression, scope: "FunctionScope") -> bool:
+    """A builtin the code does not rebind: bound by no import, parameter,
+    assignment or definition the scope or its module sees."""
+    if head not in _BUILTINS or _spelled_head(func) != head:
+        return False
+    if scope.resolver.lookup(head) is not None or head in scope.parameters or head in scope.assigned:
+        return False
+    index = scope.index
+    return head not in index.functions and head not in index.classes and head not in index.constants
+
+
+def _django_queryset(callee: str, scope: "FunctionScope", calls: "Calls") -> bool:
+    """``Order.objects.filter``, ``Order.objects.filter().exclude().count``
+    on a project model (a name of the project or of the module): Django's
+    QuerySet API (:data:`catalog.DJANGO_QUERYSET_API`)."""
+    parts = callee.split(".")
+    manager = next((n for n, part in enumerate(parts) if part in catalog.ORM_MANAGERS), None)
+    if manager is None or manager == 0:
+        return False
+    model = ".".join(parts[:manager])
+    if not _in_project(model, calls) and not _defines(scope, parts[0]):
+        return False
+    chain = parts[manager + 1 :]
+    if not chain or any(not part.endswith("()") for part in chain[:-1]):
+        return False
+    return all(part.removesuffix("()") in catalog.DJANGO_QUERYSET_API for part in chain)
+
+
+def _defines(scope: "FunctionScope", name: str) -> bool:
+    """Whether the scope's module defines ``name`` at its top level."""
+    index = scope.index
+    return name not in index.imports and (name in index.classes or name in index.constants)
+
+
+def _import_roots(scope: "FunctionScope") -> FrozenSet[str]:
+    return frozenset(_head(target) for target in scope.index.imports.values())
+
+
+def _in_project(dotted: str, calls: "Calls") -> bool:
+    """Whether a dotted name starts with a module of the project."""
+    project = calls.project
+    if project is None:
+        return False
+    parts = dotted.split("(", 1)[0].split(".")
+    name = ""
+    for part in parts:
+        name = f"{name}.{part}" if name else part
+        if name in project.files:
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """A call the analysis could not resolve: where, and as written."""
+
+    path: str
+    line: int
+    column: int
+    call: str
+
+
+@dataclass(frozen=True)
+class EffectSite:
+    """An effect on a task's paths: ``kind`` is ``keyable`` (an API that
+    takes an idempotency key: a charge, an HTTP POST) or ``message`` (one
+    that has none: an e-mail, a chat message); ``api`` is the catalogue's
+    label of it."""
+
+    kind: str
+    api: str
+    path: str
+    line: int
+    column: int
+    call: str
+
+
+@dataclass(frozen=True)
+class Reach:
+    """A task's calls by resolution (:data:`RESOLUTIONS` order), the
+    unresolved ones, and its effects, each in the order the trace meets
+    them (a place once)."""
+
+    counts: Tuple[Tuple[str, int], ...]
+    unresolved: Tuple[CallSite, ...] = ()
+    effects: Tuple[EffectSite, ...] = ()
+
+    def count(self, resolution: str) -> int:
+        return dict(self.counts).get(resolution, 0)
+
+
+# Where a node is: (path, line, column), for nodes of the modules a trace walked.
+Place = Callable[[cst.CSTNode, "LoadedModule"], Tuple[str, int, int]]
+# Each call site counts once, as resolved as any walk found it.
+_RANK = {resolution: rank for rank, resolution in enumerate(RESOLUTIONS)}
+_LONGEST_CALL = 120
+
+
+@dataclass(frozen=True)
+class Met:
+    """What a trace meets, before the places are known: each call site's
+    resolution and the effect kinds and APIs at its sites (ids of nodes)."""
+
+    resolutions: Dict[int, str]
+    sites: Dict[int, Tuple[cst.Call, "LoadedModule"]]
+    effects: Dict[Tuple[int, str], str]
+
+    @classmethod
+    def of(cls, trace: "Trace", knowledge: "Knowledge") -> "Met":
+        resolutions: Dict[int, str] = {}
+        sites: Dict[int, Tuple[cst.Call, "LoadedModule"]] = {}
+        effects: Dict[Tuple[int, str], str] = {}
+        for event in trace.calls():
+            call = event.node
+            if not isinstance(call, cst.Call):
+                continue
+            key = id(call)
+            resolution = event.resolution or UNRESOLVED
+            if key not in resolutions or _RANK[resolution] < _RANK[resolutions[key]]:
+                resolutions[key] = resolution
+            sites.setdefault(key, (call, event.scope.module))
+            keyable = knowledge.keyable_effect(event)
+            if keyable is not None:
+                effects.setdefault((key, "keyable"), keyable.label)
+            message = knowledge.non_keyable_effect(event)
+            if message is not None:
+                effects.setdefault((key, "message"), message.label)
+        return cls(resolutions, sites, effects)
+
+    def nodes(self) -> List[Tuple[cst.Call, "LoadedModule"]]:
+        """The nodes :meth:`reach` asks the places of."""
+        wanted = [key for key, resolution in self.resolutions.items() if resolution == UNRESOLVED]
+        wanted += [key for key, _ in self.effects]
+        return [self.sites[key] for key in dict.fromkeys(wanted)]
+
+    def reach(self, place: Place) -> Reach:
+        counts = dict.fromkeys(RESOLUTIONS, 0)
+        for resolution in self.resolutions.values():
+            counts[resolution] += 1
+        unresolved = tuple(
+            CallSite(*place(*self.sites[key]), written(self.sites[key][0]))
+            for key, resolution in self.resolutions.items()
+            if resolution == UNRESOLVED
+        )
+        effects = tuple(
+            EffectSite(kind, api, *place(*self.sites[key]), written(self.sites[key][0]))
+            for (key, kind), api in self.effects.items()
+        )
+        return Reach(tuple(counts.items()), unresolved, effects)
+
+
+def written(call: cst.Call) -> str:
+    """A call as written, on one line, its arguments elided: ``client.post(...)``."""
+    func = " ".join(cst.Module([]).code_for_node(call.func).split())
+    if len(func) > _LONGEST_CALL:
+        func = func[: _LONGEST_CALL - 3] + "..."
+    return f"{func}(...)" if call.args else f"{func}()"
