@@ -504,6 +504,8 @@ class Calls:
     def _bases(self, owner: ProjectClass) -> List[ProjectClass]:
         found = []
         for base in _base_expressions(owner):
+            if isinstance(base, cst.Subscript):  # a generic base, ``Repository[Order]``: the class
+                base = base.value
             value = self._expression_value(base, owner.module, 0)
             if isinstance(value, ProjectClass):
                 found.append(value)
@@ -565,7 +567,10 @@ class Calls:
         made = self._made_by_every_return(definition, hops, call)
         if made is not None or function.returns is None:
             return made
-        named = self._expression_value(function.returns.annotation, module, hops)
+        annotation = function.returns.annotation
+        if definition.instance is not None and _names_self_type(annotation, module):
+            return Instance(definition.instance)  # ``-> Self``: the class it was called on
+        named = self._expression_value(annotation, module, hops)
         return Instance(named) if isinstance(named, ProjectClass) else None
 
     def _returned_module(self, definition: Definition) -> Optional["LoadedModule"]:
@@ -599,7 +604,9 @@ class Calls:
             name: value for name, value in _literal_arguments(definition, call).items() if name not in assigned
         }
         for value in _reachable_returns(function.body.body, known):
-            made = self._made_by(value, assigned, definition.module, hops) if value is not None else None
+            made: Optional[_Value] = _made_by_receiver(definition, value, assigned)
+            if made is None and value is not None:
+                made = self._made_by(value, assigned, definition.module, hops)
             if not isinstance(made, Instance) or not _same_class(found, made):
                 return None
             found = made
@@ -889,6 +896,38 @@ class _MethodLeftUnparsed(Exception):
 
 # What :meth:`Calls._library_step` says of a name no project module starts.
 _IN_A_LIBRARY = object()
+
+
+def _made_by_receiver(
+    definition: Definition, value: Optional[cst.BaseExpression], assigned: Dict[str, List[cst.BaseExpression]]
+) -> Optional[Instance]:
+    """What a method returns through its receiver, for the class it was
+    called on (``definition.instance``): a class method's ``cls(...)`` (a
+    factory, ``Repository.from_session(session)``), a method's ``self`` (a
+    fluent builder); the receiver not rebound in the body."""
+    function = definition.function
+    if definition.instance is None or value is None or is_staticmethod(function):
+        return None
+    params = [*function.params.posonly_params, *function.params.params]
+    if not params or params[0].name.value in assigned:
+        return None
+    receiver = params[0].name.value
+    if _is_classmethod(function):
+        called = isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == receiver
+        return Instance(definition.instance) if called else None
+    return Instance(definition.instance) if isinstance(value, cst.Name) and value.value == receiver else None
+
+
+def _names_self_type(annotation: cst.BaseExpression, module: "LoadedModule") -> bool:
+    """``Self`` from typing or typing_extensions (written as a string or not)."""
+    if isinstance(annotation, cst.SimpleString):
+        text = annotation.evaluated_value
+        try:
+            annotation = cst.parse_expression(text if isinstance(text, str) else "")
+        except (cst.ParserSyntaxError, ValueError):
+            return False
+    resolved = module.index.resolver().resolve(annotation)
+    return resolved in catalog.SELF_TYPES
 
 
 def _local_assignments(statements: Statements) -> Dict[str, List[cst.BaseExpression]]:
@@ -1304,14 +1343,18 @@ def _suffixes(part: str) -> List[str]:
 def _may_define_a_call(rest: Sequence[str]) -> bool:
     """Whether what follows a module's name can name a project function:
     ``f``, ``X.m`` (X a class, an instance or a factory call), a method of
-    what a chain of calls returns (``get_manager().manager("mail").send``),
+    what a chain of calls returns (``get_manager().manager("mail").send``,
+    ``Repository.from_session(s).get``),
     or a method of a fetched model instance (an attribute of an instance
     made elsewhere, ``X().attr.m``, is most often a model's relation: not
     looked into).  ``models.Order.objects.filter`` cannot, and does not make
     the models module parsed."""
     if len(rest) <= 2 or _fetched(rest):
         return True
-    return len(rest) <= MAX_CALL_CHAIN and all(part.endswith("()") for part in rest[:-1])
+    if len(rest) <= MAX_CALL_CHAIN and all(part.endswith("()") for part in rest[:-1]):
+        return True
+    # A class's factory, then a method of what it made: ``Repository.from_session(s).get``.
+    return len(rest) <= MAX_CALL_CHAIN + 1 and all(part.endswith("()") for part in rest[1:-1])
 
 
 def _fetched(rest: Sequence[str]) -> bool:

@@ -1639,6 +1639,9 @@ ORM_QUERYSET_METHODS = frozenset(
     }
 )
 ORM_INSTANCE_METHODS = frozenset({"get", "first", "last", "latest", "earliest", "create"})
+# The annotation of "an instance of the class the method was called on"
+# (PEP 673; typing since Python 3.11, typing_extensions before).
+SELF_TYPES = frozenset({"typing.Self", "typing_extensions.Self"})
 # Every public method of Django's QuerySet (which a model's manager also
 # has), and each one's async twin where it has one: what a call spelled
 # ``Model.objects.<method>(...)``, or on what such a call returned, runs

@@ -32,6 +32,7 @@ PROJECTS = pathlib.Path(__file__).parent / "projects"
 FORMS = [
     "calls_inherited", "calls_module_instance", "calls_instance_attributes", "calls_factories",
     "calls_closures", "calls_orm", "calls_library_objects", "calls_dispatch", "calls_picked", "calls_library_bases",
+    "calls_generic_bases",
 ]
 
 
@@ -64,6 +65,35 @@ def test_a_module_instance_is_reached_from_each_import_form(task: str, tmp_path:
     tasks.write_text("\n\n\n@shared_task\n".join([head, *kept]), "utf-8")
     (finding,) = lint_paths([str(root)]).findings
     assert (pathlib.Path(finding.path).name, finding.task) == ("api.py", task)
+
+
+GENERIC_BASE_FORMS = [
+    "record_directly", "record_through_factory", "record_through_local", "record_through_self_type",
+    "record_through_fluent_method", "record_through_typed_helper", "record_from_a_subclass_elsewhere",
+]
+
+
+def _keeping_one_task(source: pathlib.Path, root: pathlib.Path, module: str, task: str) -> None:
+    """A copy of the project ``source`` at ``root`` whose tasks module keeps only ``task``."""
+    shutil.copytree(source, root)
+    tasks = root / module
+    head, *bodies = tasks.read_text("utf-8").split("\n\n\n@shared_task\n")
+    kept = [body for body in bodies if body.startswith(f"def {task}(")]
+    tasks.write_text("\n\n\n@shared_task\n".join([head, *kept]), "utf-8")
+
+
+@pytest.mark.parametrize("task", GENERIC_BASE_FORMS)
+def test_a_generic_base_method_is_reached_through_each_factory_form(task: str, tmp_path: pathlib.Path) -> None:
+    root = tmp_path / "project"
+    _keeping_one_task(PROJECTS / "calls_generic_bases", root, "ledger/tasks.py", task)
+    (finding,) = lint_paths([str(root)]).findings
+    assert (pathlib.Path(finding.path).name, finding.task, finding.code) == ("base.py", task, "IDM002")
+
+
+def test_the_keyed_method_of_a_generic_base_is_safe(tmp_path: pathlib.Path) -> None:
+    root = tmp_path / "project"
+    _keeping_one_task(PROJECTS / "calls_generic_bases", root, "ledger/tasks.py", "record_once")
+    assert not lint_paths([str(root)]).findings
 
 
 # -- one module, through the trace builder ------------------------------------

@@ -1,0 +1,5 @@
+from ledger.services import PostingService
+
+
+class RefundService(PostingService):
+    pass

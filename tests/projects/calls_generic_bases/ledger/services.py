@@ -1,0 +1,9 @@
+from ledger.base import Lookup, Service
+
+
+class Posting:
+    pass
+
+
+class PostingService(Lookup[Posting, int], Service[Posting]):
+    pass
