@@ -24,7 +24,7 @@ import libcst as cst
 from idemlint import catalog
 from idemlint.calls import Calls, Definition, ProjectClass, bind_arguments, closure_context, known_parameters
 from idemlint.calls import UNPARSED_METHOD, fetched_instance, keywords_collected, known_truth, note_assigned
-from idemlint.calls import parameters
+from idemlint.calls import annotated_type, parameters
 from idemlint.dispatch import NOTHING, Picked, candidates
 from idemlint.findings import PAST_DEPTH, PAST_EVENTS
 from idemlint.names import Resolver, argument, children, dotted_name, import_bindings
@@ -389,10 +389,10 @@ class TraceBuilder:
         params = function.params
         every = [*params.posonly_params, *params.params, *params.kwonly_params]
         for param in every:
-            if param.annotation is not None:
-                annotation = resolver.resolve(param.annotation.annotation)
-                if annotation is not None:
-                    resolver.bindings[param.name.value] = f"{annotation}()"
+            typed = annotated_type(param.annotation.annotation, resolver) if param.annotation is not None else None
+            annotation = resolver.resolve(typed) if typed is not None else None
+            if annotation is not None:
+                resolver.bindings[param.name.value] = f"{annotation}()"
         instance = definition.instance
         owner = definition.owner
         name = function.name.value
@@ -639,7 +639,8 @@ class TraceBuilder:
         scope: FunctionScope,
         discarded: Optional[cst.BaseExpression] = None,
     ) -> None:
-        for call in _calls_in_evaluation_order(node):
+        calls, walruses = _evaluated(node)
+        for call in calls:
             callee = scope.resolver.resolve(call.func)
             cuts = len(self.trace.unfollowed)
             helper = self._helper(call, scope)
@@ -667,6 +668,10 @@ class TraceBuilder:
             for number, choice in enumerate(picked.definitions):
                 # Each candidate on a path of its own: they exclude each other.
                 self._enter_helper(call, choice, path + (self._branch(call, "Pick", f"choice{number}"),), scope)
+        # ``if handler := HANDLERS.get(kind):`` binds as an assignment does,
+        # once the calls that compute the value have run.
+        for named in walruses:
+            self._assign(named, (named.target,), named.value, path, scope)
 
     def _resolution(
         self,
@@ -988,11 +993,13 @@ def _is_skip(statement: Union[cst.BaseStatement, cst.BaseSmallStatement]) -> boo
     return isinstance(statement, (cst.Continue, cst.Break))
 
 
-def _calls_in_evaluation_order(node: cst.CSTNode) -> List[cst.Call]:
-    """Calls inside an expression, inner before outer; lambdas do not run."""
-    found: List[cst.Call] = []
-    _collect_calls(node, found)
-    return found
+def _evaluated(node: cst.CSTNode) -> Tuple[List[cst.Call], List[cst.NamedExpr]]:
+    """The calls and the walruses (``:=``) inside an expression, each inner
+    before outer, in one walk; lambdas do not run."""
+    calls: List[cst.Call] = []
+    walruses: List[cst.NamedExpr] = []
+    _collect_calls(node, calls, walruses)
+    return calls, walruses
 
 
 # Node kinds are told apart by their exact type, a dict lookup: libcst's
@@ -1002,14 +1009,16 @@ def _calls_in_evaluation_order(node: cst.CSTNode) -> List[cst.Call]:
 _NOT_RUN = frozenset({cst.Lambda, cst.FunctionDef, cst.ClassDef})
 
 
-def _collect_calls(node: cst.CSTNode, found: List[cst.Call]) -> None:
+def _collect_calls(node: cst.CSTNode, found: List[cst.Call], walruses: List[cst.NamedExpr]) -> None:
     kind = type(node)
     if kind in _NOT_RUN:
         return
     for child in _sub_expressions(node):
-        _collect_calls(child, found)
+        _collect_calls(child, found, walruses)
     if kind is cst.Call:
         found.append(cast(cst.Call, node))
+    elif kind is cst.NamedExpr:
+        walruses.append(cast(cst.NamedExpr, node))
 
 
 def _sub_expressions(node: cst.CSTNode) -> Sequence[cst.CSTNode]:

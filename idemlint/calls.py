@@ -567,7 +567,9 @@ class Calls:
         made = self._made_by_every_return(definition, hops, call)
         if made is not None or function.returns is None:
             return made
-        annotation = function.returns.annotation
+        annotation = annotated_type(function.returns.annotation, module.index.resolver())
+        if annotation is None:
+            return None
         if definition.instance is not None and _names_self_type(annotation, module):
             return Instance(definition.instance)  # ``-> Self``: the class it was called on
         named = self._expression_value(annotation, module, hops)
@@ -919,15 +921,37 @@ def _made_by_receiver(
 
 
 def _names_self_type(annotation: cst.BaseExpression, module: "LoadedModule") -> bool:
-    """``Self`` from typing or typing_extensions (written as a string or not)."""
+    """``Self`` from typing or typing_extensions."""
+    return module.index.resolver().resolve(annotation) in catalog.SELF_TYPES
+
+
+def annotated_type(annotation: cst.BaseExpression, resolver: Resolver) -> Optional[cst.BaseExpression]:
+    """The one type an annotation says a value has, ``None`` aside:
+    ``Client`` for ``Client``, ``"Client"``, ``Optional[Client]``,
+    ``Union[Client, None]`` and ``Client | None``; None when it names
+    several (``Union[A, B]``) or is no expression."""
     if isinstance(annotation, cst.SimpleString):
         text = annotation.evaluated_value
         try:
             annotation = cst.parse_expression(text if isinstance(text, str) else "")
         except (cst.ParserSyntaxError, ValueError):
-            return False
-    resolved = module.index.resolver().resolve(annotation)
-    return resolved in catalog.SELF_TYPES
+            return None
+    members = [member for member in _union_members(annotation, resolver) if not _is_none_type(member)]
+    return members[0] if len(members) == 1 else None
+
+
+def _union_members(annotation: cst.BaseExpression, resolver: Resolver) -> List[cst.BaseExpression]:
+    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+        return [*_union_members(annotation.left, resolver), *_union_members(annotation.right, resolver)]
+    if isinstance(annotation, cst.Subscript) and resolver.resolve(annotation.value) in catalog.UNION_TYPES:
+        slices = [element.slice for element in annotation.slice]
+        if all(isinstance(element, cst.Index) for element in slices):
+            return [cast(cst.Index, element).value for element in slices]
+    return [annotation]
+
+
+def _is_none_type(annotation: cst.BaseExpression) -> bool:
+    return isinstance(annotation, cst.Name) and annotation.value == "None"
 
 
 def _local_assignments(statements: Statements) -> Dict[str, List[cst.BaseExpression]]:

@@ -1642,6 +1642,9 @@ ORM_INSTANCE_METHODS = frozenset({"get", "first", "last", "latest", "earliest", 
 # The annotation of "an instance of the class the method was called on"
 # (PEP 673; typing since Python 3.11, typing_extensions before).
 SELF_TYPES = frozenset({"typing.Self", "typing_extensions.Self"})
+# Annotations whose members are the value's possible types (``Optional[X]``
+# is ``Union[X, None]``): what a value of one of them is, None aside.
+UNION_TYPES = frozenset({"typing.Optional", "typing.Union", "typing_extensions.Optional", "typing_extensions.Union"})
 # Every public method of Django's QuerySet (which a model's manager also
 # has), and each one's async twin where it has one: what a call spelled
 # ``Model.objects.<method>(...)``, or on what such a call returned, runs

@@ -32,7 +32,7 @@ PROJECTS = pathlib.Path(__file__).parent / "projects"
 FORMS = [
     "calls_inherited", "calls_module_instance", "calls_instance_attributes", "calls_factories",
     "calls_closures", "calls_orm", "calls_library_objects", "calls_dispatch", "calls_picked", "calls_library_bases",
-    "calls_generic_bases",
+    "calls_generic_bases", "calls_walrus",
 ]
 
 
@@ -69,7 +69,13 @@ def test_a_module_instance_is_reached_from_each_import_form(task: str, tmp_path:
 
 GENERIC_BASE_FORMS = [
     "record_directly", "record_through_factory", "record_through_local", "record_through_self_type",
-    "record_through_fluent_method", "record_through_typed_helper", "record_from_a_subclass_elsewhere",
+    "record_through_fluent_method", "record_through_typed_helper", "record_through_optional_helper",
+    "record_through_union_helper", "record_through_new_style_helper", "record_from_a_subclass_elsewhere",
+]
+WALRUS_FORMS = [
+    ("alert_from_table", "senders.py"), ("alert_through_instance", "clients.py"),
+    ("page_through_factory", "clients.py"), ("page_through_annotated_factory", "clients.py"),
+    ("page_in_a_loop", "clients.py"),
 ]
 
 
@@ -88,6 +94,20 @@ def test_a_generic_base_method_is_reached_through_each_factory_form(task: str, t
     _keeping_one_task(PROJECTS / "calls_generic_bases", root, "ledger/tasks.py", task)
     (finding,) = lint_paths([str(root)]).findings
     assert (pathlib.Path(finding.path).name, finding.task, finding.code) == ("base.py", task, "IDM002")
+
+
+@pytest.mark.parametrize("task, effect_in", WALRUS_FORMS)
+def test_a_value_bound_by_a_walrus_is_what_the_name_holds(task: str, effect_in: str, tmp_path: pathlib.Path) -> None:
+    root = tmp_path / "project"
+    _keeping_one_task(PROJECTS / "calls_walrus", root, "alerts/tasks.py", task)
+    (finding,) = lint_paths([str(root)]).findings
+    assert (pathlib.Path(finding.path).name, finding.task, finding.code) == (effect_in, task, "IDM002")
+
+
+def test_a_keyed_function_bound_by_a_walrus_is_safe(tmp_path: pathlib.Path) -> None:
+    root = tmp_path / "project"
+    _keeping_one_task(PROJECTS / "calls_walrus", root, "alerts/tasks.py", "alert_from_keyed_table")
+    assert not lint_paths([str(root)]).findings
 
 
 def test_the_keyed_method_of_a_generic_base_is_safe(tmp_path: pathlib.Path) -> None:

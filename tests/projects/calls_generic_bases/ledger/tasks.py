@@ -1,5 +1,7 @@
 """Each task reaches ``Service.record`` one way; the last one is keyed."""
 
+from typing import Optional, Union
+
 from celery import shared_task
 
 from ledger.refunds import RefundService
@@ -7,6 +9,18 @@ from ledger.services import PostingService
 
 
 def settle(service: PostingService, entry_id: int) -> None:
+    service.record({"entry": entry_id})
+
+
+def settle_if_any(service: Optional[PostingService], entry_id: int) -> None:
+    service.record({"entry": entry_id})
+
+
+def settle_as_written(service: "Union[None, PostingService]", entry_id: int) -> None:
+    service.record({"entry": entry_id})
+
+
+def settle_new_style(service: "PostingService | None", entry_id: int) -> None:
     service.record({"entry": entry_id})
 
 
@@ -39,6 +53,21 @@ def record_through_fluent_method(entry_id):
 @shared_task
 def record_through_typed_helper(entry_id):
     settle(PostingService("t"), entry_id)
+
+
+@shared_task
+def record_through_optional_helper(entry_id):
+    settle_if_any(PostingService("t"), entry_id)
+
+
+@shared_task
+def record_through_union_helper(entry_id):
+    settle_as_written(PostingService("t"), entry_id)
+
+
+@shared_task
+def record_through_new_style_helper(entry_id):
+    settle_new_style(PostingService("t"), entry_id)
 
 
 @shared_task
