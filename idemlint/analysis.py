@@ -25,7 +25,7 @@ from idemlint import catalog
 from idemlint.calls import Calls, Definition, ProjectClass, bind_arguments, closure_context, known_parameters
 from idemlint.calls import UNPARSED_METHOD, fetched_instance, keywords_collected, known_truth, note_assigned
 from idemlint.calls import annotated_type, parameters
-from idemlint.dispatch import NOTHING, Picked, candidates
+from idemlint.dispatch import NOTHING, Picked, candidates, method_candidates
 from idemlint.findings import PAST_DEPTH, PAST_EVENTS
 from idemlint.names import Resolver, argument, children, dotted_name, import_bindings
 from idemlint.semantic import reach
@@ -643,8 +643,12 @@ class TraceBuilder:
         for call in calls:
             callee = scope.resolver.resolve(call.func)
             cuts = len(self.trace.unfollowed)
-            helper = self._helper(call, scope)
-            picked = self._picked(call, scope) if helper is None else NOTHING
+            # A module-level receiver the branches of an ``if`` bind to
+            # different project instances runs one of their methods.
+            picked = self._picked_method(call, scope)
+            helper = self._helper(call, scope) if not picked.complete else None
+            if helper is None and not picked.complete:
+                picked = self._picked(call, scope)
             if helper is None and not picked.complete:
                 # A library object built in another project module
                 # (``from app.extensions import mail``) is called as the library's.
@@ -747,12 +751,27 @@ class TraceBuilder:
             found.complete and None not in followable,
         )
 
+    def _picked_method(self, call: cst.Call, scope: FunctionScope) -> Picked:
+        """The methods a call may run through a module-level receiver bound
+        on several branches (see :func:`idemlint.dispatch.method_candidates`),
+        when they are all ours to follow."""
+        if not isinstance(call.func, cst.Attribute):
+            return NOTHING
+        found = method_candidates(self.calls, call, scope)
+        if not found.complete:
+            return NOTHING
+        # Any candidate not followed here leaves the call to the usual
+        # resolution, which records why (checked here without recording).
+        for choice in found.definitions:
+            if choice.function in self._stack or not self._within_limits(choice, scope):
+                return NOTHING
+        return found
+
     def _followable(self, found: Definition, call: cst.Call, scope: FunctionScope) -> Optional[Definition]:
         """``found``, unless it is past the depth limits (recorded as not
         followed) or being walked already (recursion, cut)."""
         recursive = found.function in self._stack
-        far = found.module is not scope.module or found.owner is not None
-        if len(self._stack) > MAX_HELPER_DEPTH or (far and self._hops >= MAX_PROJECT_DEPTH):
+        if not self._within_limits(found, scope):
             if not recursive:  # recursion is cut wherever it happens: not a budget
                 self._unfollowed(call, scope.module, scope.qualified_name, PAST_DEPTH)
             return None
@@ -760,6 +779,12 @@ class TraceBuilder:
             self._cut = True
             return None
         return found
+
+    def _within_limits(self, found: Definition, scope: FunctionScope) -> bool:
+        """Whether following ``found`` from ``scope`` stays within the depth
+        limits (another module's or a method's, tighter)."""
+        far = found.module is not scope.module or found.owner is not None
+        return len(self._stack) <= MAX_HELPER_DEPTH and not (far and self._hops >= MAX_PROJECT_DEPTH)
 
     def _unfollowed(self, node: cst.CSTNode, module: "LoadedModule", function: str, reason: str) -> None:
         self.trace.unfollowed.append(Unfollowed(node, module, function, reason, len(self.trace.events)))

@@ -864,6 +864,12 @@ class Calls:
     ) -> Optional[Tuple[cst.BaseExpression, "LoadedModule"]]:
         """The value of the constant ``name`` imports through ``resolver``,
         with the module that defines it, re-exports followed."""
+        found = self.binding_imported(name, resolver)
+        return (found[1].index.constants[found[0]], found[1]) if found is not None else None
+
+    def binding_imported(self, name: str, resolver: Resolver) -> Optional[Tuple[str, "LoadedModule"]]:
+        """The module-level name ``name`` imports through ``resolver``, and
+        the project module that binds it, re-exports followed."""
         imported = resolver.lookup(name)
         for _ in range(MAX_HOPS):
             if imported is None or "(" in imported or "[" in imported:
@@ -874,7 +880,7 @@ class Calls:
                 return None
             index = module.index
             if constant in index.constants and constant not in index.imports:
-                return index.constants[constant], module
+                return constant, module
             imported = index.imports.get(constant)
         return None
 

@@ -74,6 +74,66 @@ def candidates(calls: Calls, call: cst.Call, scope: "FunctionScope") -> Picked:
     return Picked(tuple(found), complete and bool(found))
 
 
+def method_candidates(calls: Calls, call: cst.Call, scope: "FunctionScope") -> Picked:
+    """The methods ``notifier.send()`` may run when ``notifier`` is a
+    module-level name (of the scope's module, or imported from a project
+    module) that the branches of an ``if`` or ``try`` bind to different
+    values (``ModuleIndex.alternatives``): each value's method, in the order
+    written.  Complete only when every value's method is a project
+    definition; a name the function binds itself is its own."""
+    func = call.func
+    if not isinstance(func, cst.Attribute):
+        return NOTHING
+    held = _receiver_alternatives(func.value, scope, calls)
+    if held is None:
+        return NOTHING
+    values, module = held
+    found: List[Definition] = []
+    complete = True
+    for value in values:
+        if isinstance(value, cst.Name) and value.value == "None":
+            continue  # calling a method of None raises
+        method = calls.module_value(cst.Attribute(value=value, attr=func.attr), module)
+        if not isinstance(method, Definition):
+            complete = False
+        elif all(method.function is not f.function for f in found):
+            found.append(method)
+    return Picked(tuple(found[:MAX_CANDIDATES]), complete and bool(found) and len(found) <= MAX_CANDIDATES)
+
+
+def _receiver_alternatives(
+    receiver: cst.BaseExpression, scope: "FunctionScope", calls: Calls
+) -> Optional[Tuple[List[cst.BaseExpression], LoadedModule]]:
+    """The values a receiver spelled ``name`` or ``module.name`` may hold,
+    with the module they are written in, when a module-level ``if`` or
+    ``try`` binds it on several branches."""
+    if isinstance(receiver, cst.Attribute) and isinstance(receiver.value, (cst.Name, cst.Attribute)):
+        # Only a project module's name is looked into (``Order.objects`` parses no models module).
+        dotted = scope.resolver.resolve(receiver.value)
+        if calls.project is None or dotted not in calls.project.files:
+            return None
+        module = calls.value_of(receiver.value, scope)
+        name = receiver.attr.value
+        if isinstance(module, LoadedModule) and name in module.index.alternatives:
+            return module.index.alternatives[name], module
+        return None
+    if not isinstance(receiver, cst.Name) or _values_before(receiver.value, scope) is not None:
+        return None
+    return _module_alternatives(receiver.value, scope, calls)
+
+
+def _module_alternatives(
+    name: str, scope: "FunctionScope", calls: Calls
+) -> Optional[Tuple[List[cst.BaseExpression], LoadedModule]]:
+    index = scope.module.index
+    if name in index.constants and name not in index.imports:
+        return (index.alternatives[name], scope.module) if name in index.alternatives else None
+    bound = calls.binding_imported(name, scope.resolver)
+    if bound is None or bound[0] not in bound[1].index.alternatives:
+        return None
+    return bound[1].index.alternatives[bound[0]], bound[1]
+
+
 def _picked(
     func: cst.BaseExpression, scope: "FunctionScope", calls: Calls, budget: int
 ) -> Iterator[_Written]:

@@ -19,6 +19,7 @@ from idemlint import catalog
 from idemlint.analysis import FunctionScope, Trace
 from idemlint.calls import Calls
 from idemlint.names import Resolver, literal_number, literal_text
+from idemlint.segments import Constants
 from idemlint.tasks import Task, class_assignments
 
 _MAX_DEPTH = 12
@@ -30,7 +31,8 @@ class Number:
 
     value: float
     timedelta: bool = False
-    # Read from an environment variable's default (``os.environ.get(K) or 300``).
+    # Read from an environment variable's default (``os.environ.get(K) or 300``),
+    # or the one branch of a module-level ``if`` whose value the code shows.
     default: bool = False
 
 
@@ -142,6 +144,9 @@ class Values:
             return self._arithmetic(node, scope, resolver, depth)
         if isinstance(node, cst.Call):
             return self._call(node, scope, resolver, depth)
+        if isinstance(node, cst.IfExp):
+            # ``int(raw) if raw else 300``: as the branches of an ``if``.
+            return self._one_of([node.body, node.orelse], resolver, depth, scope)
         if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.Or):
             # ``os.environ.get("TTL") or 300``: the default when nothing is set.
             if self._environment_read(node.left, scope, resolver) is not None:
@@ -173,16 +178,39 @@ class Values:
                     return None
                 default = _default(scope.function, name)
                 return self.evaluate(default, None, resolver, depth + 1) if default else None
+        alternatives = self.constants.alternatives.get(name) if isinstance(self.constants, Constants) else None
+        if alternatives is not None:
+            return self._one_of(alternatives, resolver, depth)
         constant = self.constants.get(name)
         if constant is not None:
             return self.evaluate(constant, None, resolver, depth + 1)
-        imported = self.calls.constant_imported(name, resolver) if self.calls is not None else None
+        imported = self.calls.binding_imported(name, resolver) if self.calls is not None else None
         if imported is None:
             return None
-        value, module = imported
+        constant_name, module = imported
         # Evaluated where it is written, with that module's constants and imports.
         there = Values(module.index.constants, self.calls, {})
-        return there.evaluate(value, None, module.index.resolver(), depth + 1)
+        return there._name(constant_name, None, module.index.resolver(), depth + 1)
+
+    def _one_of(
+        self,
+        values: List[cst.BaseExpression],
+        resolver: Resolver,
+        depth: int,
+        scope: Optional[FunctionScope] = None,
+    ) -> Optional[Number]:
+        """A value the branches of an ``if`` (a module-level one, or a
+        conditional expression) decide: the number they all agree on; or
+        the one number among values the code cannot see
+        (``int(os.environ[...])`` on one branch, ``300`` on the other), which
+        holds when nothing is set, as ``os.environ.get(...) or 300``.  Two
+        different numbers are unknown: which one holds is the run's."""
+        numbers = [self.evaluate(value, scope, resolver, depth + 1) for value in values]
+        known = {(n.value, n.timedelta) for n in numbers if n is not None}
+        if len(known) != 1:
+            return None
+        number = next(n for n in numbers if n is not None)
+        return replace(number, default=number.default or any(n is None for n in numbers))
 
     def _attribute(
         self, node: cst.Attribute, scope: Optional[FunctionScope], resolver: Resolver, depth: int

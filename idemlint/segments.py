@@ -846,6 +846,10 @@ class Constants(Mapping[str, cst.BaseExpression]):
         self._up_front: Dict[str, cst.BaseExpression] = {}
         self._waiting: Dict[str, Callable[[], cst.BaseExpression]] = {}
         self._parsed: Dict[str, cst.BaseExpression] = {}
+        # Names a module-level ``if``/``try`` binds differently on its
+        # branches: every value the name may hold once the module has run,
+        # in the order written (the mapping itself holds the last written).
+        self.alternatives: Dict[str, List[cst.BaseExpression]] = {}
 
     def add(self, name: str, value: cst.BaseExpression) -> None:
         """A binding parsed up front."""

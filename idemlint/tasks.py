@@ -192,6 +192,11 @@ class ModuleIndex:
     order: Dict[int, Tuple[int, int]] = field(default_factory=dict)
     _resolver: Optional[Resolver] = field(default=None, repr=False)
 
+    @property
+    def alternatives(self) -> Dict[str, List[cst.BaseExpression]]:
+        """See :attr:`idemlint.segments.Constants.alternatives`."""
+        return self.constants.alternatives
+
     def resolver(self) -> Resolver:
         """A resolver for module scope; computed once, shared as a parent."""
         if self._resolver is None:
@@ -305,8 +310,67 @@ def _index_top_level(
                 _index_small_statement(index, small, registrations)
         elif isinstance(statement, (cst.If, cst.Try)):
             # Conditional definitions (``if TYPE_CHECKING``, ``try: import``).
+            after = _alternatives_after(index, statement)  # read before the blocks rebind
             for block in _blocks(statement):
                 _index_top_level(index, block, registrations, number)
+            index.alternatives.update(after)
+
+
+def _alternatives_after(
+    index: ModuleIndex, statement: Union[cst.If, cst.Try]
+) -> Dict[str, List[cst.BaseExpression]]:
+    """What each name a module-level ``if`` or ``try`` binds may hold after
+    it, when that is more than one value: the value each block binds last,
+    and the value from before when a block may leave it (no ``else``, a
+    ``try`` whose body fails before binding it, a block that does not bind
+    it)."""
+    found: Dict[str, List[cst.BaseExpression]] = {}
+    blocks = [_block_bindings(block) for block in _blocks(statement)]
+    may_skip = isinstance(statement, cst.Try) or not _has_else_chain(statement)
+    for name in dict.fromkeys(name for bound in blocks for name in bound):
+        values = [value for bound in blocks for value in bound.get(name, ())]
+        if may_skip or any(name not in bound for bound in blocks):
+            before = index.alternatives.get(name, [index.constants[name]] if name in index.constants else [])
+            values = [*before, *values]
+        distinct = list({cst.Module([]).code_for_node(value): value for value in values}.values())
+        if len(distinct) > 1:
+            found[name] = distinct
+    return found
+
+
+def _block_bindings(block: Sequence[cst.BaseStatement]) -> Dict[str, List[cst.BaseExpression]]:
+    """The values a block leaves each name it binds with (the last
+    assignment of a name; every value a nested ``if``/``try`` may leave)."""
+    bound: Dict[str, List[cst.BaseExpression]] = {}
+    for statement in block:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                for name, value in _assigned_names(small):
+                    bound[name] = [value]
+        elif isinstance(statement, (cst.If, cst.Try)):
+            nested = [_block_bindings(inner) for inner in _blocks(statement)]
+            may_skip = isinstance(statement, cst.Try) or not _has_else_chain(statement)
+            for name in dict.fromkeys(name for inner in nested for name in inner):
+                kept = bound.get(name, []) if may_skip or any(name not in inner for inner in nested) else []
+                bound[name] = [*kept, *(value for inner in nested for value in inner.get(name, ()))]
+    return bound
+
+
+def _assigned_names(small: cst.BaseSmallStatement) -> Iterator[Tuple[str, cst.BaseExpression]]:
+    if isinstance(small, cst.Assign):
+        for target in small.targets:
+            if isinstance(target.target, cst.Name):
+                yield target.target.value, small.value
+    elif isinstance(small, cst.AnnAssign) and small.value is not None and isinstance(small.target, cst.Name):
+        yield small.target.value, small.value
+
+
+def _has_else_chain(statement: cst.If) -> bool:
+    """Whether every path through an ``if``/``elif`` chain runs one of its blocks."""
+    orelse = statement.orelse
+    if isinstance(orelse, cst.If):
+        return _has_else_chain(orelse)
+    return orelse is not None
 
 
 def _order_methods(order: Dict[int, Tuple[int, int]], owner: cst.ClassDef, number: int) -> None:
@@ -362,6 +426,7 @@ def _index_waiting_data(index: ModuleIndex, later: Later, segment: Segment) -> N
 
     for name in segment.data_names():
         index.constants.add_waiting(name, parse_value)
+        index.alternatives.pop(name, None)
 
 
 def _index_small_statement(
@@ -373,11 +438,13 @@ def _index_small_statement(
         for target in small.targets:
             if isinstance(target.target, cst.Name):
                 index.constants.add(target.target.value, small.value)
+                index.alternatives.pop(target.target.value, None)
             elif isinstance(target.target, cst.Attribute) and target.target.attr.value == "Task":
                 index.task_class_settings.append((target.target.value, small.value))
     elif isinstance(small, cst.AnnAssign) and small.value is not None:
         if isinstance(small.target, cst.Name):
             index.constants.add(small.target.value, small.value)
+            index.alternatives.pop(small.target.value, None)
     value = getattr(small, "value", None)
     if isinstance(value, cst.Call):
         registrations.append(value)

@@ -32,7 +32,7 @@ PROJECTS = pathlib.Path(__file__).parent / "projects"
 FORMS = [
     "calls_inherited", "calls_module_instance", "calls_instance_attributes", "calls_factories",
     "calls_closures", "calls_orm", "calls_library_objects", "calls_dispatch", "calls_picked", "calls_library_bases",
-    "calls_generic_bases", "calls_walrus",
+    "calls_generic_bases", "calls_walrus", "calls_branch_bindings",
 ]
 
 
@@ -108,6 +108,69 @@ def test_a_keyed_function_bound_by_a_walrus_is_safe(tmp_path: pathlib.Path) -> N
     root = tmp_path / "project"
     _keeping_one_task(PROJECTS / "calls_walrus", root, "alerts/tasks.py", "alert_from_keyed_table")
     assert not lint_paths([str(root)]).findings
+
+
+BRANCH_FORMS = [
+    "alert_first_branch", "alert_last_branch", "alert_chained", "alert_attempted", "alert_unless",
+    "alert_through_the_module", "alert_local",
+]
+
+
+@pytest.mark.parametrize("task", BRANCH_FORMS)
+def test_a_receiver_bound_on_branches_runs_either_method(task: str, tmp_path: pathlib.Path) -> None:
+    root = tmp_path / "project"
+    _keeping_one_task(PROJECTS / "calls_branch_bindings", root, "notify/tasks.py", task)
+    (finding,) = lint_paths([str(root)]).findings
+    assert (pathlib.Path(finding.path).name, finding.task, finding.code) == ("clients.py", task, "IDM002")
+
+
+@pytest.mark.parametrize("task", ["alert_keyed", "alert_rebound"])
+def test_a_receiver_bound_on_branches_to_safe_senders_is_safe(task: str, tmp_path: pathlib.Path) -> None:
+    root = tmp_path / "project"
+    _keeping_one_task(PROJECTS / "calls_branch_bindings", root, "notify/tasks.py", task)
+    assert not lint_paths([str(root)]).findings
+
+
+class _SwappedBranches(cst.CSTTransformer):
+    """Every ``if test: A else: B`` (no ``elif``) written ``if not (test): B else: A``."""
+
+    def leave_If(self, original: cst.If, updated: cst.If) -> cst.If:
+        if not isinstance(updated.orelse, cst.Else):
+            return updated
+        test = cst.UnaryOperation(
+            cst.Not(), updated.test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        )
+        return updated.with_changes(test=test, body=updated.orelse.body, orelse=cst.Else(body=updated.body))
+
+
+@pytest.mark.parametrize("project", ["calls_branch_bindings", "budget_depth", "shared_settings"])
+def test_findings_do_not_depend_on_the_order_of_if_branches(project: str, tmp_path: pathlib.Path) -> None:
+    """The same project with every ``if``/``else`` swapped: the same effects
+    reported, for the same tasks."""
+    swapped = tmp_path / "swapped"
+    shutil.copytree(PROJECTS / project, swapped)
+    changed = 0
+    for path in swapped.rglob("*.py"):
+        text = path.read_text("utf-8")
+        written = cst.parse_module(text).visit(_SwappedBranches()).code
+        changed += written != text
+        path.write_text(written, "utf-8")
+    assert changed
+
+    def found(root: pathlib.Path) -> Set[Tuple[str, str, str, str]]:
+        """Each finding's file, the code on its line (an effect inside a
+        swapped ``if`` moves with it), its rule and its task."""
+        return {
+            (
+                pathlib.Path(f.path).relative_to(root).as_posix(),
+                pathlib.Path(f.path).read_text("utf-8").splitlines()[f.line - 1].strip(),
+                f.code,
+                f.task,
+            )
+            for f in lint_paths([str(root)]).findings
+        }
+
+    assert found(swapped) == found(PROJECTS / project)
 
 
 def test_the_keyed_method_of_a_generic_base_is_safe(tmp_path: pathlib.Path) -> None:
