@@ -700,15 +700,12 @@ class TraceBuilder:
         return reach.unfollowed_call(self.calls, call, scope, callee, self._framework_object(scope))
 
     def _framework_object(self, scope: FunctionScope) -> Optional[str]:
-        """The task's parameter its framework fills with an object of its
-        own (a bound task's ``self``, arq's ``ctx``), in the task's scope."""
+        """The parameter a bound function task's framework fills with its
+        own task object (``self``), in the task's scope."""
         task = self.task
-        if not scope.is_task or not scope.parameters:
+        if not scope.is_task or not scope.parameters or not task.bound or task.owner is not None:
             return None
-        bound_function = task.bound and task.owner is None
-        if bound_function or task.framework in catalog.CONTEXT_FIRST_FRAMEWORKS:
-            return scope.parameters[0]
-        return None
+        return scope.parameters[0]
 
     def _enqueued(self, call: cst.Call, scope: FunctionScope) -> Optional[Definition]:
         """The project task a call enqueues (or runs inline, unfollowed),

@@ -937,13 +937,34 @@ def annotated_type(annotation: cst.BaseExpression, resolver: Resolver) -> Option
     ``Union[Client, None]`` and ``Client | None``; None when it names
     several (``Union[A, B]``) or is no expression."""
     if isinstance(annotation, cst.SimpleString):
-        text = annotation.evaluated_value
-        try:
-            annotation = cst.parse_expression(text if isinstance(text, str) else "")
-        except (cst.ParserSyntaxError, ValueError):
+        parsed = _string_annotation(annotation)
+        if parsed is None:
             return None
+        annotation = parsed
     members = [member for member in _union_members(annotation, resolver) if not _is_none_type(member)]
     return members[0] if len(members) == 1 else None
+
+
+# A string annotation longer than this is no type a factory returns: not parsed.
+_LONGEST_STRING_ANNOTATION = 200
+
+
+def _string_annotation(annotation: cst.SimpleString) -> Optional[cst.BaseExpression]:
+    """The expression a string annotation holds (``"Optional[Client]"``).
+    CPython never compiles it, so nothing has bounded it: it is parsed by
+    ``ast`` first (which refuses deep nesting with an error, where libcst's
+    native parser would overflow its stack), and only when short."""
+    try:
+        text = annotation.evaluated_value
+    except (SyntaxError, ValueError):
+        return None
+    if not isinstance(text, str) or len(text) > _LONGEST_STRING_ANNOTATION:
+        return None
+    try:
+        ast.parse(text, mode="eval")
+        return cst.parse_expression(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, cst.ParserSyntaxError):
+        return None
 
 
 def _union_members(annotation: cst.BaseExpression, resolver: Resolver) -> List[cst.BaseExpression]:
@@ -1513,8 +1534,10 @@ def assigned_in(function: cst.FunctionDef) -> FrozenSet[str]:
     return frozenset(assigned)
 
 
-_TargetBinder = Union[cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr]
-_BINDS_TARGET = frozenset({cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr})
+_TargetBinder = Union[cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.CompFor]
+_BINDS_TARGET = frozenset(
+    {cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.CompFor}
+)
 
 
 def known_truth(

@@ -1639,6 +1639,16 @@ ORM_QUERYSET_METHODS = frozenset(
     }
 )
 ORM_INSTANCE_METHODS = frozenset({"get", "first", "last", "latest", "earliest", "create"})
+# What a bound Celery task's ``self`` has of its own (celery.app.task.Task,
+# Celery 5.4, the Task API reference): calls on it run Celery, not the
+# project; any other attribute may be a project base's method.
+BOUND_TASK_ATTRIBUTES = frozenset(
+    {
+        "retry", "request", "update_state", "send_event", "replace", "apply_async", "delay",
+        "signature", "s", "si", "subtask", "AsyncResult", "backend", "app", "name", "add_to_chord",
+        "add_trail", "map", "starmap", "chunks", "max_retries", "default_retry_delay",
+    }
+)
 # The annotation of "an instance of the class the method was called on"
 # (PEP 673; typing since Python 3.11, typing_extensions before).
 SELF_TYPES = frozenset({"typing.Self", "typing_extensions.Self"})

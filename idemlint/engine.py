@@ -876,7 +876,6 @@ def _candidates(
 def _screened(raw: bytes, task_decorators: Tuple[str, ...]) -> "Screened":
     """What the byte screen finds in one file's bytes."""
     from idemlint.screens import Screened
-    from idemlint.semantic.reach import Reach
 
     holds_tasks = _bytes_could_hold_tasks(raw, task_decorators)
     return Screened(

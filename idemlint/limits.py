@@ -144,8 +144,9 @@ class Values:
             return self._arithmetic(node, scope, resolver, depth)
         if isinstance(node, cst.Call):
             return self._call(node, scope, resolver, depth)
-        if isinstance(node, cst.IfExp):
-            # ``int(raw) if raw else 300``: as the branches of an ``if``.
+        if isinstance(node, cst.IfExp) and self._tests_whether_set(node.test, scope, resolver):
+            # ``int(raw) if raw else 300``: 300 when nothing is set, as ``raw or 300``.
+            # A comparison (``budget if budget > 60 else 60``) is a floor: unknown.
             return self._one_of([node.body, node.orelse], resolver, depth, scope)
         if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.Or):
             # ``os.environ.get("TTL") or 300``: the default when nothing is set.
@@ -191,6 +192,13 @@ class Values:
         # Evaluated where it is written, with that module's constants and imports.
         there = Values(module.index.constants, self.calls, {})
         return there._name(constant_name, None, module.index.resolver(), depth + 1)
+
+    def _tests_whether_set(
+        self, test: cst.BaseExpression, scope: Optional[FunctionScope], resolver: Resolver
+    ) -> bool:
+        """A test of whether something is set: a name, an attribute, or an
+        environment read, taken for its truth."""
+        return isinstance(test, (cst.Name, cst.Attribute)) or self._environment_read(test, scope, resolver) is not None
 
     def _one_of(
         self,

@@ -866,6 +866,10 @@ class Constants(Mapping[str, cst.BaseExpression]):
     def up_front(self) -> Dict[str, cst.BaseExpression]:
         return dict(self._up_front)
 
+    def waiting(self, name: str) -> bool:
+        """Whether ``name``'s value is left as text, not parsed yet."""
+        return name in self._waiting and name not in self._parsed
+
     def __getitem__(self, name: str) -> cst.BaseExpression:
         if name in self._up_front:
             return self._up_front[name]

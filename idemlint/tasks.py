@@ -29,7 +29,7 @@ from typing import (
 import libcst as cst
 
 from idemlint import catalog, segments
-from idemlint.names import Resolver, argument, dotted_name, import_bindings, literal_text
+from idemlint.names import Resolver, argument, descendants, dotted_name, import_bindings, literal_text
 from idemlint.segments import MAX_ALIAS_DEPTH, Constants, Definitions, Later, Outline, Segment
 from idemlint.splats import MODULE_SCOPE, Scope, Splat, entry, reached, returned_dicts, scope_of
 
@@ -321,39 +321,62 @@ def _alternatives_after(
 ) -> Dict[str, List[cst.BaseExpression]]:
     """What each name a module-level ``if`` or ``try`` binds may hold after
     it, when that is more than one value: the value each block binds last,
-    and the value from before when a block may leave it (no ``else``, a
-    ``try`` whose body fails before binding it, a block that does not bind
-    it)."""
+    and the value from before when a path may leave it (no ``else``, a
+    ``try`` whose body fails before binding it, a block, or a block's own
+    ``if``, that does not bind it).
+
+    Left out, so that the last binding written stands as before: a name
+    whose earlier value is data left as text (parsing it to compare would
+    cost what the lazy index saves), and a value that reads the name
+    itself (``T = T * 10``: what it was is the question being answered)."""
     found: Dict[str, List[cst.BaseExpression]] = {}
-    blocks = [_block_bindings(block) for block in _blocks(statement)]
-    may_skip = isinstance(statement, cst.Try) or not _has_else_chain(statement)
-    for name in dict.fromkeys(name for bound in blocks for name in bound):
-        values = [value for bound in blocks for value in bound.get(name, ())]
-        if may_skip or any(name not in bound for bound in blocks):
-            before = index.alternatives.get(name, [index.constants[name]] if name in index.constants else [])
+    for name, (values, keeps) in _statement_bindings(statement).items():
+        if keeps:
+            if index.constants.waiting(name):
+                continue
+            before = index.alternatives.get(name) or ([index.constants[name]] if name in index.constants else [])
             values = [*before, *values]
-        distinct = list({cst.Module([]).code_for_node(value): value for value in values}.values())
-        if len(distinct) > 1:
+        distinct = list({id(value): value for value in values}.values())
+        if len(distinct) > 1 and not any(_mentions(value, name) for value in distinct):
             found[name] = distinct
     return found
 
 
-def _block_bindings(block: Sequence[cst.BaseStatement]) -> Dict[str, List[cst.BaseExpression]]:
-    """The values a block leaves each name it binds with (the last
-    assignment of a name; every value a nested ``if``/``try`` may leave)."""
-    bound: Dict[str, List[cst.BaseExpression]] = {}
+# Each name a block or statement binds: the values it may leave, and whether
+# a path through it may leave the value from before it.
+_Bound = Dict[str, Tuple[List[cst.BaseExpression], bool]]
+
+
+def _statement_bindings(statement: Union[cst.If, cst.Try]) -> _Bound:
+    blocks = [_block_bindings(block) for block in _blocks(statement)]
+    may_skip = isinstance(statement, cst.Try) or not _has_else_chain(statement)
+    found: _Bound = {}
+    for name in dict.fromkeys(name for bound in blocks for name in bound):
+        values = [value for bound in blocks for value in bound.get(name, ([], True))[0]]
+        keeps = may_skip or any(name not in bound or bound[name][1] for bound in blocks)
+        found[name] = (values, keeps)
+    return found
+
+
+def _block_bindings(block: Sequence[cst.BaseStatement]) -> _Bound:
+    """What a block leaves each name it binds: the last assignment's value,
+    or every value a nested ``if``/``try`` may leave, with what was there
+    before it when a path through it binds nothing."""
+    bound: _Bound = {}
     for statement in block:
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 for name, value in _assigned_names(small):
-                    bound[name] = [value]
+                    bound[name] = ([value], False)
         elif isinstance(statement, (cst.If, cst.Try)):
-            nested = [_block_bindings(inner) for inner in _blocks(statement)]
-            may_skip = isinstance(statement, cst.Try) or not _has_else_chain(statement)
-            for name in dict.fromkeys(name for inner in nested for name in inner):
-                kept = bound.get(name, []) if may_skip or any(name not in inner for inner in nested) else []
-                bound[name] = [*kept, *(value for inner in nested for value in inner.get(name, ()))]
+            for name, (values, keeps) in _statement_bindings(statement).items():
+                earlier, earlier_keeps = bound.get(name, ([], True))
+                bound[name] = ([*earlier, *values], earlier_keeps) if keeps else (values, False)
     return bound
+
+
+def _mentions(value: cst.BaseExpression, name: str) -> bool:
+    return any(isinstance(node, cst.Name) and node.value == name for node in descendants(value))
 
 
 def _assigned_names(small: cst.BaseSmallStatement) -> Iterator[Tuple[str, cst.BaseExpression]]:

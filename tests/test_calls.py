@@ -23,7 +23,7 @@ from expectations import expectations, reported
 
 from idemlint import lint_paths, lint_source
 from idemlint.analysis import TraceBuilder, happens_before
-from idemlint.calls import Calls, Definition, ProjectClass, fetched_instance, parameters
+from idemlint.calls import Calls, Definition, ProjectClass, annotated_type, fetched_instance, parameters
 from idemlint.names import Resolver
 from idemlint.project import LoadedModule, Project, load_source
 from idemlint.tasks import find_tasks, task_decorators
@@ -124,7 +124,7 @@ def test_a_receiver_bound_on_branches_runs_either_method(task: str, tmp_path: pa
     assert (pathlib.Path(finding.path).name, finding.task, finding.code) == ("clients.py", task, "IDM002")
 
 
-@pytest.mark.parametrize("task", ["alert_keyed", "alert_rebound"])
+@pytest.mark.parametrize("task", ["alert_keyed", "alert_rebound", "alert_each_given"])
 def test_a_receiver_bound_on_branches_to_safe_senders_is_safe(task: str, tmp_path: pathlib.Path) -> None:
     root = tmp_path / "project"
     _keeping_one_task(PROJECTS / "calls_branch_bindings", root, "notify/tasks.py", task)
@@ -760,3 +760,35 @@ def test_a_module_a_function_returns_is_followed_only_when_it_is_one_module() ->
     findings = lint_paths([str(PROJECTS / "calls_factories")]).findings
     payouts = next(f for f in findings if pathlib.Path(f.path).name == "payouts.py")
     assert payouts.tasks == ("billing.tasks.pay_seller",)
+
+
+def test_a_string_annotation_nested_past_any_parser_is_no_type() -> None:
+    """CPython never compiles a string annotation, so nothing bounds it:
+    5,000 nested brackets (which would overflow libcst's native parser)
+    name no type, and the module is analysed."""
+    deep = "(" * 5000 + "Client" + ")" * 5000
+    source = textwrap.dedent(
+        f'''\
+        import requests
+        from celery import shared_task
+
+
+        class Client:
+            def send(self, order_id):
+                requests.post("https://example.com", json={{"order": order_id}})
+
+
+        def deliver(client: "{deep}", order_id):
+            client.send(order_id)
+
+
+        @shared_task
+        def notify(order_id):
+            deliver(None, order_id)
+        '''
+    )
+    resolver = Resolver({"Optional": "typing.Optional"})
+    assert annotated_type(cst.SimpleString(f'"{deep}"'), resolver) is None
+    named = annotated_type(cst.SimpleString('"Optional[Client]"'), resolver)
+    assert isinstance(named, cst.Name) and named.value == "Client"
+    assert lint_source(source, "tasks.py").findings == ()

@@ -214,7 +214,9 @@ def test_json_says_where_the_analysis_reaches_and_where_it_stops(run_cli: RunCli
                 unresolved.append((path, line))
     assert settle["calls"] == expected
     assert [(site["path"], site["line"]) for site in settle["unresolved"]] == unresolved
-    assert [site["call"] for site in settle["unresolved"]] == ["Order.objects.overdue()", "gateway.refresh(...)", "audit(...)"]
+    assert [site["call"] for site in settle["unresolved"]] == [
+        "Order.objects.overdue()", "gateway.refresh(...)", "audit(...)", "self.note_progress(...)",
+    ]
     effects = sorted((effect["path"], effect["line"], effect["kind"], effect["api"]) for effect in settle["effects"])
     assert effects == sorted((path, line, *words) for path, line, words in _marked(root, "effect"))
     assert rows["shop.tasks.archive"]["calls"] == dict.fromkeys(expected, 0)

@@ -7,8 +7,10 @@ the trace follows) is one of:
 - ``enqueued``: it hands a project task to a queue, linked to that task;
 - ``library``: code outside the project, named as the catalogue names it:
   a name an import binds to a module the project does not hold (or a value
-  made from one: ``requests.Session().post``), a builtin, Django's ORM on a
-  project model, a project class with no constructor of its own;
+  made from one: ``requests.Session().post``), a builtin or a literal's
+  method, Django's QuerySet API on a project model, the framework's own
+  attributes of a bound task (``self.retry``), a project class with no
+  constructor of its own;
 - ``cut``: project code the trace would follow but did not, for a budget
   (the depth limit);
 - ``unresolved``: what the analysis cannot tell: a method of a parameter or
@@ -59,10 +61,12 @@ def unfollowed_call(
     """What a call the walk neither followed, enqueued nor cut runs:
     ``library``, ``followed`` (a function being walked: recursion) or
     ``unresolved``.  ``callee`` is the dotted name the walk gave it;
-    ``framework_object`` the task's parameter that holds what its framework
-    passes (a bound task's ``self``, arq's ``ctx``), in the task's own scope."""
-    if framework_object is not None and _spelled_head(call.func) == framework_object:
-        return LIBRARY  # ``self.retry()``, ``self.request.id``, ``ctx["redis"].enqueue_job()``
+    ``framework_object`` the task's parameter that holds the framework's
+    own task object (a bound task's ``self``), in the task's own scope."""
+    if framework_object is not None and _framework_attribute(call.func, framework_object):
+        return LIBRARY  # ``self.retry()``, ``self.request.id``
+    if _on_a_literal(call.func):
+        return LIBRARY  # ``", ".join(...)``, ``{...}.get(...)``: a builtin type's method
     value = calls.value_of(call.func, scope)
     if isinstance(value, Definition):
         return FOLLOWED  # resolved, and not walked again here: it is on the stack
@@ -78,6 +82,30 @@ def unfollowed_call(
     if head in _import_roots(scope) and not _in_project(callee, calls):
         return LIBRARY
     return UNRESOLVED
+
+
+def _framework_attribute(func: cst.BaseExpression, framework_object: str) -> bool:
+    """``self.retry``, ``self.request.id``...: an attribute the framework's
+    own task object has (:data:`catalog.BOUND_TASK_ATTRIBUTES`) read from
+    the parameter it fills; any other (a project base's method) is not."""
+    node = func
+    while isinstance(node, (cst.Attribute, cst.Call, cst.Subscript)):
+        inner = node.func if isinstance(node, cst.Call) else node.value
+        if isinstance(node, cst.Attribute) and isinstance(inner, cst.Name):
+            return inner.value == framework_object and node.attr.value in catalog.BOUND_TASK_ATTRIBUTES
+        node = inner
+    return False
+
+
+_LITERALS = (
+    cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer, cst.Float,
+    cst.List, cst.Tuple, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp,
+)
+
+
+def _on_a_literal(func: cst.BaseExpression) -> bool:
+    """A method of a literal (``", ".join``, ``[...].append``): a builtin type's."""
+    return isinstance(func, cst.Attribute) and isinstance(func.value, _LITERALS)
 
 
 def _head(dotted: str) -> str:
@@ -192,9 +220,6 @@ class Reach:
     counts: Tuple[Tuple[str, int], ...]
     unresolved: Tuple[CallSite, ...] = ()
     effects: Tuple[EffectSite, ...] = ()
-
-    def count(self, resolution: str) -> int:
-        return dict(self.counts).get(resolution, 0)
 
 
 # Where a node is: (path, line, column), for nodes of the modules a trace walked.

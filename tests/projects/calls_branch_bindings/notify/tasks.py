@@ -1,4 +1,4 @@
-"""Each task sends through one conditionally bound backend; the last two are safe."""
+"""Each task sends through one conditionally bound backend; the last three are safe."""
 
 import os
 
@@ -57,3 +57,8 @@ def alert_keyed(alert_id):
 @shared_task
 def alert_rebound(alert_id):
     rebound.send(alert_id)
+
+
+@shared_task
+def alert_each_given(alert_id, given):
+    return [first_branch.send(alert_id) for first_branch in given]

@@ -21,5 +21,7 @@ def settle(self, order_id, gateway):
     email_receipt(order_id)  # reach: followed
     archive.delay(order_id)  # reach: enqueued
     audit(order_id)  # reach: unresolved
+    self.note_progress(order_id)  # reach: unresolved
+    label = ", ".join([str(order_id)])  # reach: library library
     if gateway.failed:
         raise self.retry(countdown=60)  # reach: library
