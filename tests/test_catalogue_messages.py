@@ -56,6 +56,7 @@ def _fixtures_for(effect: catalog.NonKeyableEffect) -> List[pathlib.Path]:
     return [own, *sorted(p for p in FIXTURES.glob("IDM013_*.py") if p != own)]
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("effect", SDK_ENTRIES, ids=[e.pattern for e in SDK_ENTRIES])
 def test_entry_has_a_positive_fixture(effect: catalog.NonKeyableEffect) -> None:
     alone = Settings(non_keyable_effects=(effect,))

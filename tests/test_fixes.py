@@ -230,6 +230,7 @@ def test_the_review_format_shows_the_change(tmp_path: pathlib.Path) -> None:
 PAIRS = pathlib.Path(__file__).parent / "fixes"
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("name", sorted(p.stem for p in PAIRS.glob("*.py") if not p.stem.endswith(".fixed")))
 def test_the_unsafe_fixes_turn_each_file_into_its_pair(tmp_path: pathlib.Path, name: str) -> None:
     path = tmp_path / f"{name}.py"
@@ -371,6 +372,7 @@ def test_a_file_changed_after_it_was_analysed_is_not_planned(tmp_path: pathlib.P
 LOCKS = "import redis\nfrom celery import shared_task\nfrom django.db import transaction\n\nr = redis.Redis()\n\n\n"
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize(
     "source, code",
     [

@@ -114,6 +114,7 @@ def finding_count(scene: pathlib.Path) -> int:
     return len([entry for entry in json.loads(out) if entry["level"] == "warning"])
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("output_format", FORMATS)
 def test_no_format_lets_a_control_character_through(scene: pathlib.Path, output_format: str) -> None:
     status, out, err = run_idemlint(scene, "--format", output_format, "--statistics", ".")

@@ -498,11 +498,13 @@ def test_patterns_are_found() -> None:
     assert any(name.startswith("idemlint/segments.py:") for name in names)
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("subject", SUBJECTS, ids=[subject.name for subject in SUBJECTS])
 def test_linear_on_adversarial_text(subject: Subject) -> None:
     assert _super_linear(subject) == []
 
 
+@pytest.mark.slow  # with the sweep it checks
 def test_the_sweep_catches_each_kind_of_super_linear_pattern() -> None:
     """The measurement itself: an exponential, a quadratic and a quartic
     pattern, each of the kind once in the package, are caught."""

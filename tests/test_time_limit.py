@@ -279,6 +279,7 @@ def test_tasks_reports_a_module_past_the_limit(project: pathlib.Path, run_cli: R
     assert f"{project / 'huge_tasks.py'}:1:1: IDM902" in err
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("output_format", FORMATS)
 def test_every_format_reports_the_cut_module(project: pathlib.Path, run_cli: RunCli, output_format: str) -> None:
     huge = str(project / "huge_tasks.py")
