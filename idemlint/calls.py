@@ -226,8 +226,8 @@ class Calls:
         if base is None:
             return False
         module = definition.module
-        head = _spelled_head(base)
-        if head is None or not (_defines(module, head) or module.index.resolver().lookup(head) is not None):
+        head = spelled_head(base)
+        if head is None or not (defines(module, head) or module.index.resolver().lookup(head) is not None):
             return True
         klass = self._expression_value(base, module, 0)
         if not isinstance(klass, ProjectClass):
@@ -297,7 +297,7 @@ class Calls:
         from the module's own definitions, or from the module an import or a
         binding names.  A name a parameter or an assignment hides, without a
         binding saying what it holds, resolves to nothing."""
-        head = _spelled_head(func)
+        head = spelled_head(func)
         if head is None:
             return None
         bound = _bound_in_function(scope, head)
@@ -308,7 +308,7 @@ class Calls:
             return None
         parts = resolved.split(".")
         calls = _spelled_chain(func)[2]
-        if _defines(scope.module, _base(parts[0])):
+        if defines(scope.module, _base(parts[0])):
             return self._walk_parts(scope.module, parts, 0, calls)
         if bound or scope.resolver.lookup(head) is not None:
             return self._walk_absolute(parts, 0, calls)
@@ -416,7 +416,7 @@ class Calls:
         parts = resolved.split(".")
         self._nested += 1
         try:
-            if _defines(module, _base(parts[0])):
+            if defines(module, _base(parts[0])):
                 return self._walk_parts(module, parts, hops)
             return self._walk_absolute(parts, hops)
         finally:
@@ -672,14 +672,14 @@ class Calls:
         None when the name does not start in a project module, or does not
         end in a library there (a project value is :meth:`resolve`'s), or
         when a parameter or an assignment hides the name it starts with."""
-        head = _spelled_head(func)
+        head = spelled_head(func)
         if head is None:
             return None
         hidden = not _bound_in_function(scope, head) and _shadowed(scope, head)
         if hidden and not _is_self(scope, head):  # ``self.client``: what the class bound it to
             return None
         current = scope.resolver.resolve(func)
-        if current is not None and _defines(scope.module, _base(current.split(".", 1)[0])):
+        if current is not None and defines(scope.module, _base(current.split(".", 1)[0])):
             current = f"{scope.module.name}.{current}"  # a factory of the task's own module
         return self._library_name(current, 0)
 
@@ -724,7 +724,7 @@ class Calls:
                     name = resolver.resolve(base)
                     if name is None or "." not in name or "[" in name:
                         continue
-                    if _defines(klass.module, _base(name.split(".", 1)[0])):
+                    if defines(klass.module, _base(name.split(".", 1)[0])):
                         continue
                     library = self._as_library(name, 0)
                     if library is not None and library.split(".", 1)[0] not in catalog.MIXIN_MODULES:
@@ -777,7 +777,7 @@ class Calls:
             bound = index.resolver().lookup(base)
             if bound is None:
                 return None
-            if _defines(module, _base(bound.split(".", 1)[0])):
+            if defines(module, _base(bound.split(".", 1)[0])):
                 bound = f"{module.name}.{bound}"  # ``session = Session()``, its own class
             return ".".join([bound + suffix, *rest])
         return _IN_A_LIBRARY
@@ -823,7 +823,7 @@ class Calls:
             returned = self._returned_function(module, held.func.value, hops + 1)
             return f"{returned}()" if returned is not None else None
         resolved = module.index.resolver().resolve(call)
-        if resolved is not None and _defines(module, _base(resolved.split(".", 1)[0])):
+        if resolved is not None and defines(module, _base(resolved.split(".", 1)[0])):
             return f"{module.name}.{resolved}"
         return resolved
 
@@ -844,7 +844,7 @@ class Calls:
             resolved = resolver.resolve(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
             if resolved is None:
                 return None
-            if _defines(module, _base(resolved.split(".", 1)[0])):
+            if defines(module, _base(resolved.split(".", 1)[0])):
                 resolved = f"{module.name}.{resolved}"
             named.add(resolved)
         return named.pop() if len(named) == 1 else None
@@ -1421,7 +1421,7 @@ def _fetched(rest: Sequence[str]) -> bool:
     )
 
 
-def _defines(module: "LoadedModule", name: str) -> bool:
+def defines(module: "LoadedModule", name: str) -> bool:
     """Whether ``name`` is a module-level definition of ``module`` itself."""
     index = module.index
     if name in index.imports:
@@ -1429,7 +1429,7 @@ def _defines(module: "LoadedModule", name: str) -> bool:
     return name in index.constants or name in index.functions or name in index.classes
 
 
-def _spelled_head(func: cst.BaseExpression) -> Optional[str]:
+def spelled_head(func: cst.BaseExpression) -> Optional[str]:
     """The name a call's callee starts with (``client`` of ``client.api.send``)."""
     node: cst.BaseExpression = func
     while not isinstance(node, cst.Name):

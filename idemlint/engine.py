@@ -1567,9 +1567,23 @@ def _reaches(
 def _placer(
     nodes: Sequence[Tuple[cst.CSTNode, "LoadedModule"]], problems: List[FileProblem]
 ) -> Callable[[cst.CSTNode, "LoadedModule"], Tuple[str, int, int]]:
-    """Where each of ``nodes`` is (path, line, column, both 1-based), its
-    module's positions computed once; a module whose positions fail goes
-    to ``problems`` and its nodes are placed at 1:1."""
+    """Where each of ``nodes`` is (path, line, column, both 1-based); a
+    node of a module whose positions fail is placed at 1:1."""
+    places = _places(nodes, problems)
+
+    def place(node: cst.CSTNode, module: "LoadedModule") -> Tuple[str, int, int]:
+        line, column = places.get(id(node), (1, 1))
+        return module.path, line, column
+
+    return place
+
+
+def _places(
+    nodes: Sequence[Tuple[cst.CSTNode, "LoadedModule"]], problems: List[FileProblem]
+) -> Dict[int, Tuple[int, int]]:
+    """``id(node) -> (line, column)``, both 1-based, each module's positions
+    computed once; a module whose positions fail goes to ``problems`` and
+    its nodes are left out."""
     from idemlint.positions import locate
 
     by_module: Dict[int, Tuple["LoadedModule", List[cst.CSTNode]]] = {}
@@ -1586,35 +1600,19 @@ def _placer(
         for node in wanted:
             start = positions[id(node)].start
             places[id(node)] = (start.line, start.column + 1)
-
-    def place(node: cst.CSTNode, module: "LoadedModule") -> Tuple[str, int, int]:
-        line, column = places.get(id(node), (1, 1))
-        return module.path, line, column
-
-    return place
+    return places
 
 
 def _described(
     found: List[Tuple["Task", "LoadedModule"]], problems: List[FileProblem], project: "Project"
 ) -> List[TaskInfo]:
     """Each task with its line; a module whose positions fail goes to ``problems``."""
-    from idemlint.positions import locate
-
-    infos: List[TaskInfo] = []
-    homes = {id(home): home for _, home in found}
-    for key, home in homes.items():
-        tasks = [task for task, where in found if id(where) == key]
-        nodes = [task.owner or task.function for task in tasks]
-        try:
-            lines = io.StringIO(home.text, newline="").readlines()
-            positions = locate(home.pieces(), nodes, lines)
-        except Exception as error:
-            problems.append(internal_error(home.path, "position computation", error))
-            continue
-        for task, node in zip(tasks, nodes):
-            line = positions[id(node)].start.line
-            infos.append(_info(task, home, line, project))
-    return infos
+    places = _places([(task.owner or task.function, home) for task, home in found], problems)
+    return [
+        _info(task, home, places[id(task.owner or task.function)][0], project)
+        for task, home in found
+        if id(task.owner or task.function) in places
+    ]
 
 
 def _project_binding(recognised: str, project: "Project") -> str:

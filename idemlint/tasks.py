@@ -295,6 +295,7 @@ def _index_top_level(
     statements: Sequence[cst.BaseStatement],
     registrations: List[cst.Call],
     number: int,
+    outermost: bool = True,
 ) -> None:
     for statement in statements:
         if isinstance(statement, cst.FunctionDef):
@@ -310,9 +311,11 @@ def _index_top_level(
                 _index_small_statement(index, small, registrations)
         elif isinstance(statement, (cst.If, cst.Try)):
             # Conditional definitions (``if TYPE_CHECKING``, ``try: import``).
-            after = _alternatives_after(index, statement)  # read before the blocks rebind
+            # The outermost statement's alternatives account for those
+            # nested in it (read before its blocks rebind the names).
+            after = _alternatives_after(index, statement) if outermost else {}
             for block in _blocks(statement):
-                _index_top_level(index, block, registrations, number)
+                _index_top_level(index, block, registrations, number, outermost=False)
             index.alternatives.update(after)
 
 

@@ -22,6 +22,7 @@ from conftest import RunCli
 from expectations import expectations, reported
 
 from idemlint import lint_paths, lint_source
+from idemlint.findings import Finding
 from idemlint.analysis import TraceBuilder, happens_before
 from idemlint.calls import Calls, Definition, ProjectClass, annotated_type, fetched_instance, parameters
 from idemlint.names import Resolver
@@ -55,15 +56,21 @@ def test_an_inherited_method_runs_the_subclass_override() -> None:
     assert "`BaseClient.publish` calls `self.deliver()`" in [related.note for related in deliver.related]
 
 
-@pytest.mark.parametrize("task", ["push_order", "push_through_module", "push_through_package"])
-def test_a_module_instance_is_reached_from_each_import_form(task: str, tmp_path: pathlib.Path) -> None:
+def _findings_keeping_one_task(tmp_path: pathlib.Path, project: str, module: str, task: str) -> Tuple[Finding, ...]:
+    """The findings on a copy of the fixture ``project`` whose tasks
+    ``module`` keeps only ``task`` (and what precedes the first task)."""
     root = tmp_path / "project"
-    shutil.copytree(PROJECTS / "calls_module_instance", root)
-    tasks = root / "shop" / "tasks.py"
+    shutil.copytree(PROJECTS / project, root)
+    tasks = root / module
     head, *bodies = tasks.read_text("utf-8").split("\n\n\n@shared_task\n")
     kept = [body for body in bodies if body.startswith(f"def {task}(")]
     tasks.write_text("\n\n\n@shared_task\n".join([head, *kept]), "utf-8")
-    (finding,) = lint_paths([str(root)]).findings
+    return tuple(lint_paths([str(root)]).findings)
+
+
+@pytest.mark.parametrize("task", ["push_order", "push_through_module", "push_through_package"])
+def test_a_module_instance_is_reached_from_each_import_form(task: str, tmp_path: pathlib.Path) -> None:
+    (finding,) = _findings_keeping_one_task(tmp_path, "calls_module_instance", "shop/tasks.py", task)
     assert (pathlib.Path(finding.path).name, finding.task) == ("api.py", task)
 
 
@@ -79,35 +86,20 @@ WALRUS_FORMS = [
 ]
 
 
-def _keeping_one_task(source: pathlib.Path, root: pathlib.Path, module: str, task: str) -> None:
-    """A copy of the project ``source`` at ``root`` whose tasks module keeps only ``task``."""
-    shutil.copytree(source, root)
-    tasks = root / module
-    head, *bodies = tasks.read_text("utf-8").split("\n\n\n@shared_task\n")
-    kept = [body for body in bodies if body.startswith(f"def {task}(")]
-    tasks.write_text("\n\n\n@shared_task\n".join([head, *kept]), "utf-8")
-
-
 @pytest.mark.parametrize("task", GENERIC_BASE_FORMS)
 def test_a_generic_base_method_is_reached_through_each_factory_form(task: str, tmp_path: pathlib.Path) -> None:
-    root = tmp_path / "project"
-    _keeping_one_task(PROJECTS / "calls_generic_bases", root, "ledger/tasks.py", task)
-    (finding,) = lint_paths([str(root)]).findings
+    (finding,) = _findings_keeping_one_task(tmp_path, "calls_generic_bases", "ledger/tasks.py", task)
     assert (pathlib.Path(finding.path).name, finding.task, finding.code) == ("base.py", task, "IDM002")
 
 
 @pytest.mark.parametrize("task, effect_in", WALRUS_FORMS)
 def test_a_value_bound_by_a_walrus_is_what_the_name_holds(task: str, effect_in: str, tmp_path: pathlib.Path) -> None:
-    root = tmp_path / "project"
-    _keeping_one_task(PROJECTS / "calls_walrus", root, "alerts/tasks.py", task)
-    (finding,) = lint_paths([str(root)]).findings
+    (finding,) = _findings_keeping_one_task(tmp_path, "calls_walrus", "alerts/tasks.py", task)
     assert (pathlib.Path(finding.path).name, finding.task, finding.code) == (effect_in, task, "IDM002")
 
 
 def test_a_keyed_function_bound_by_a_walrus_is_safe(tmp_path: pathlib.Path) -> None:
-    root = tmp_path / "project"
-    _keeping_one_task(PROJECTS / "calls_walrus", root, "alerts/tasks.py", "alert_from_keyed_table")
-    assert not lint_paths([str(root)]).findings
+    assert not _findings_keeping_one_task(tmp_path, "calls_walrus", "alerts/tasks.py", "alert_from_keyed_table")
 
 
 BRANCH_FORMS = [
@@ -118,17 +110,13 @@ BRANCH_FORMS = [
 
 @pytest.mark.parametrize("task", BRANCH_FORMS)
 def test_a_receiver_bound_on_branches_runs_either_method(task: str, tmp_path: pathlib.Path) -> None:
-    root = tmp_path / "project"
-    _keeping_one_task(PROJECTS / "calls_branch_bindings", root, "notify/tasks.py", task)
-    (finding,) = lint_paths([str(root)]).findings
+    (finding,) = _findings_keeping_one_task(tmp_path, "calls_branch_bindings", "notify/tasks.py", task)
     assert (pathlib.Path(finding.path).name, finding.task, finding.code) == ("clients.py", task, "IDM002")
 
 
 @pytest.mark.parametrize("task", ["alert_keyed", "alert_rebound", "alert_each_given"])
 def test_a_receiver_bound_on_branches_to_safe_senders_is_safe(task: str, tmp_path: pathlib.Path) -> None:
-    root = tmp_path / "project"
-    _keeping_one_task(PROJECTS / "calls_branch_bindings", root, "notify/tasks.py", task)
-    assert not lint_paths([str(root)]).findings
+    assert not _findings_keeping_one_task(tmp_path, "calls_branch_bindings", "notify/tasks.py", task)
 
 
 class _SwappedBranches(cst.CSTTransformer):
@@ -174,9 +162,7 @@ def test_findings_do_not_depend_on_the_order_of_if_branches(project: str, tmp_pa
 
 
 def test_the_keyed_method_of_a_generic_base_is_safe(tmp_path: pathlib.Path) -> None:
-    root = tmp_path / "project"
-    _keeping_one_task(PROJECTS / "calls_generic_bases", root, "ledger/tasks.py", "record_once")
-    assert not lint_paths([str(root)]).findings
+    assert not _findings_keeping_one_task(tmp_path, "calls_generic_bases", "ledger/tasks.py", "record_once")
 
 
 # -- one module, through the trace builder ------------------------------------

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Tup
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.calls import Definition, ProjectClass, Rows
+from idemlint.calls import Definition, ProjectClass, Rows, defines, spelled_head
 
 if TYPE_CHECKING:
     from idemlint.analysis import FunctionScope, Trace
@@ -118,26 +118,10 @@ def _head(dotted: str) -> str:
     return dotted[:end]
 
 
-def _spelled_head(func: cst.BaseExpression) -> Optional[str]:
-    """The name a call's callee is spelled from (``s`` in ``s.post``)."""
-    node = func
-    while True:
-        if isinstance(node, cst.Name):
-            return node.value
-        if isinstance(node, cst.Attribute):
-            node = node.value
-        elif isinstance(node, cst.Call):
-            node = node.func
-        elif isinstance(node, cst.Subscript):
-            node = node.value
-        else:
-            return None
-
-
 def _is_builtin(head: str, func: cst.BaseExpression, scope: "FunctionScope") -> bool:
     """A builtin the code does not rebind: bound by no import, parameter,
     assignment or definition the scope or its module sees."""
-    if head not in _BUILTINS or _spelled_head(func) != head:
+    if head not in _BUILTINS or spelled_head(func) != head:
         return False
     if scope.resolver.lookup(head) is not None or head in scope.parameters or head in scope.assigned:
         return False
@@ -154,18 +138,12 @@ def _django_queryset(callee: str, scope: "FunctionScope", calls: "Calls") -> boo
     if manager is None or manager == 0:
         return False
     model = ".".join(parts[:manager])
-    if not _in_project(model, calls) and not _defines(scope, parts[0]):
+    if not _in_project(model, calls) and not defines(scope.module, parts[0]):
         return False
     chain = parts[manager + 1 :]
     if not chain or any(not part.endswith("()") for part in chain[:-1]):
         return False
     return all(part.removesuffix("()") in catalog.DJANGO_QUERYSET_API for part in chain)
-
-
-def _defines(scope: "FunctionScope", name: str) -> bool:
-    """Whether the scope's module defines ``name`` at its top level."""
-    index = scope.index
-    return name not in index.imports and (name in index.classes or name in index.constants)
 
 
 def _import_roots(scope: "FunctionScope") -> FrozenSet[str]:
