@@ -29,6 +29,7 @@ from idemlint.dispatch import NOTHING, Picked, candidates, method_candidates
 from idemlint.findings import PAST_DEPTH, PAST_EVENTS
 from idemlint.names import Resolver, argument, children, dotted_name, import_bindings
 from idemlint.semantic import reach
+from idemlint.semantic.values import Values
 from idemlint.statements import is_exit
 from idemlint.tasks import ModuleIndex, Task
 
@@ -98,6 +99,10 @@ class FunctionScope:
     known: Dict[str, bool] = field(default_factory=dict)
     # The values the walk has seen assigned to each local name so far.
     values: Dict[str, List[cst.BaseExpression]] = field(default_factory=dict)
+    # The arguments each walked call passed a parameter, with the caller's scope.
+    arguments: Dict[str, List[Tuple[cst.BaseExpression, "FunctionScope"]]] = field(default_factory=dict)
+    # The context managers each ``with ... as name`` entered so far.
+    entered: Dict[str, List[cst.BaseExpression]] = field(default_factory=dict)
 
     @property
     def index(self) -> ModuleIndex:
@@ -349,6 +354,7 @@ class TraceBuilder:
         self.project = project
         self.calls = calls if calls is not None else Calls(project)
         self.summaries = summaries if summaries is not None else Summaries()
+        self._values = Values(self.calls)  # what a call the walk did not resolve denotes
         self.task = task
         # Set when a walk skipped a call for a reason its caller's context
         # decides (recursion, the event budget): such a walk is not reusable.
@@ -598,6 +604,7 @@ class TraceBuilder:
                 note_assigned(scope.assigned, item.asname.name)
                 if isinstance(item.asname.name, cst.Name):
                     scope.resolver.bind(item.asname.name.value, item.item)
+                    scope.entered.setdefault(item.asname.name.value, []).append(item.item)
         if transactional:
             self._transactions.append(id(node))
         self._default_atomic += default
@@ -697,7 +704,7 @@ class TraceBuilder:
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in catalog.ENQUEUEING_METHODS:
             if self.calls.enqueued(call, scope) is not None:
                 return reach.ENQUEUED  # the task itself, again: a retry or a continuation
-        return reach.unfollowed_call(self.calls, call, scope, callee, self._framework_object(scope))
+        return reach.unfollowed_call(self._values, call, scope, callee, self._framework_object(scope))
 
     def _framework_object(self, scope: FunctionScope) -> Optional[str]:
         """The parameter a bound function task's framework fills with its
@@ -836,6 +843,7 @@ class TraceBuilder:
                 "bind", value, scope, path + (boundary,), targets=(cst.Name(name),),
                 value=value, value_scope=caller,
             )
+            scope.arguments.setdefault(name, []).append((value, caller))
             if summary is None:
                 scope.resolver.bind(name, value)
         if collected is not None:

@@ -277,7 +277,7 @@ class Calls:
         node, parts, calls = _spelled_chain(func)
         if not parts or scope.instance is None:
             return None
-        if isinstance(node, cst.Name) and _is_self(scope, node.value):
+        if isinstance(node, cst.Name) and is_self(scope, node.value):
             return self._walk_parts(Instance(scope.instance), parts, 0, calls)
         if _is_super(node) and len(parts) == 1:
             return self._method(scope.instance, parts[0], self._defining_class(scope), below=True)
@@ -327,7 +327,7 @@ class Calls:
                 continue
             if not _may_define_a_call(parts[cut:]):
                 continue
-            module = self._module(".".join(parts[:cut]))
+            module = self.project_module(".".join(parts[:cut]))
             if module is not None:
                 return self._walk_parts(module, parts[cut:], hops, calls)
         return None
@@ -388,7 +388,7 @@ class Calls:
             return self._expression_value(index.constants[name], module, hops + 1)
         if name in index.imports:
             return self._walk_absolute(index.imports[name].split("."), hops + 1)
-        return self._module(f"{module.name}.{name}")
+        return self.project_module(f"{module.name}.{name}")
 
     def _called(self, value: _Value, hops: int, call: Optional[cst.Call] = None) -> Optional[_Value]:
         """What calling a value gives: a class makes an instance, a factory
@@ -587,21 +587,21 @@ class Calls:
             for name, target in import_bindings(statement, module.index.package).items()
         }
         names: Set[str] = set()
-        for value in _returned_values(function.body.body):
+        for value in returned_values(function.body.body):
             if not isinstance(value, cst.Name):
                 return None
             target = local.get(value.value) or module.index.imports.get(value.value)
             if target is None:
                 return None
             names.add(target)
-        return self._module(names.pop()) if len(names) == 1 else None
+        return self.project_module(names.pop()) if len(names) == 1 else None
 
     def _made_by_every_return(
         self, definition: Definition, hops: int, call: Optional[cst.Call]
     ) -> Optional[Instance]:
         function = definition.function
         found: Optional[Instance] = None
-        assigned = _local_assignments(function.body.body)
+        assigned = local_assignments(function.body.body)
         known = {
             name: value for name, value in _literal_arguments(definition, call).items() if name not in assigned
         }
@@ -676,7 +676,7 @@ class Calls:
         if head is None:
             return None
         hidden = not _bound_in_function(scope, head) and _shadowed(scope, head)
-        if hidden and not _is_self(scope, head):  # ``self.client``: what the class bound it to
+        if hidden and not is_self(scope, head):  # ``self.client``: what the class bound it to
             return None
         current = scope.resolver.resolve(func)
         if current is not None and defines(scope.module, _base(current.split(".", 1)[0])):
@@ -700,17 +700,17 @@ class Calls:
                 return None
             owner = scope.instance
         else:
-            if isinstance(receiver, cst.Name) and _is_self(scope, receiver.value) and scope.instance is not None:
+            if isinstance(receiver, cst.Name) and is_self(scope, receiver.value) and scope.instance is not None:
                 value: Optional[_Value] = Instance(scope.instance)
             else:
                 value = self.value_of(receiver, scope)
             if not isinstance(value, Instance) or self._method(value.of, name) is not None:
                 return None
             owner = value.of
-        base = self._library_base(owner)
+        base = self.library_base(owner)
         return f"{base}().{name}" if base is not None else None
 
-    def _library_base(self, owner: ProjectClass) -> Optional[str]:
+    def library_base(self, owner: ProjectClass) -> Optional[str]:
         """The first base along the class's method resolution order that is
         a library's class (``requests.Session``, also re-exported by a
         project module), by its dotted name; typing and ``abc`` helpers
@@ -762,7 +762,7 @@ class Calls:
             # method (``models.Order.objects.filter`` parses no models module).
             if any(_base(part) != part for part in parts[:cut]) or len(parts) - cut > 2:
                 continue
-            module = self._module(".".join(parts[:cut]))
+            module = self.project_module(".".join(parts[:cut]))
             if module is None:
                 continue
             head, rest = parts[cut], parts[cut + 1 :]
@@ -793,9 +793,9 @@ class Calls:
         function = module.index.functions.get(name)
         if function is None or hops > MAX_HOPS:
             return None
-        assigned = _local_assignments(function.body.body)
+        assigned = local_assignments(function.body.body)
         made: Set[str] = set()
-        for value in _returned_values(function.body.body):
+        for value in returned_values(function.body.body):
             if value is None or (isinstance(value, cst.Name) and value.value == "None"):
                 continue
             if isinstance(value, cst.Name) and len(assigned.get(value.value, ())) == 1:
@@ -838,7 +838,7 @@ class Calls:
             return None
         resolver = module.index.resolver()
         named: Set[str] = set()
-        for value in _returned_values(function.body.body):
+        for value in returned_values(function.body.body):
             if isinstance(value, cst.Call):
                 continue
             resolved = resolver.resolve(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
@@ -875,7 +875,7 @@ class Calls:
             if imported is None or "(" in imported or "[" in imported:
                 return None
             module_name, _, constant = imported.rpartition(".")
-            module = self._module(module_name) if module_name else None
+            module = self.project_module(module_name) if module_name else None
             if module is None:
                 return None
             index = module.index
@@ -886,7 +886,7 @@ class Calls:
 
     # -- modules ----------------------------------------------------------
 
-    def _module(self, name: str) -> Optional["LoadedModule"]:
+    def project_module(self, name: str) -> Optional["LoadedModule"]:
         """A project module by name (recorded as looked up, found or not)."""
         return self.project.load(name) if self.project is not None else None
 
@@ -937,11 +937,11 @@ def annotated_type(annotation: cst.BaseExpression, resolver: Resolver) -> Option
     ``Union[Client, None]`` and ``Client | None``; None when it names
     several (``Union[A, B]``) or is no expression."""
     if isinstance(annotation, cst.SimpleString):
-        parsed = _string_annotation(annotation)
+        parsed = string_annotation(annotation)
         if parsed is None:
             return None
         annotation = parsed
-    members = [member for member in _union_members(annotation, resolver) if not _is_none_type(member)]
+    members = [member for member in union_members(annotation, resolver) if not _is_none_type(member)]
     return members[0] if len(members) == 1 else None
 
 
@@ -949,7 +949,7 @@ def annotated_type(annotation: cst.BaseExpression, resolver: Resolver) -> Option
 _LONGEST_STRING_ANNOTATION = 200
 
 
-def _string_annotation(annotation: cst.SimpleString) -> Optional[cst.BaseExpression]:
+def string_annotation(annotation: cst.SimpleString) -> Optional[cst.BaseExpression]:
     """The expression a string annotation holds (``"Optional[Client]"``).
     CPython never compiles it, so nothing has bounded it: it is parsed by
     ``ast`` first (which refuses deep nesting with an error, where libcst's
@@ -967,9 +967,9 @@ def _string_annotation(annotation: cst.SimpleString) -> Optional[cst.BaseExpress
         return None
 
 
-def _union_members(annotation: cst.BaseExpression, resolver: Resolver) -> List[cst.BaseExpression]:
+def union_members(annotation: cst.BaseExpression, resolver: Resolver) -> List[cst.BaseExpression]:
     if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
-        return [*_union_members(annotation.left, resolver), *_union_members(annotation.right, resolver)]
+        return [*union_members(annotation.left, resolver), *union_members(annotation.right, resolver)]
     if isinstance(annotation, cst.Subscript) and resolver.resolve(annotation.value) in catalog.UNION_TYPES:
         slices = [element.slice for element in annotation.slice]
         if all(isinstance(element, cst.Index) for element in slices):
@@ -981,7 +981,7 @@ def _is_none_type(annotation: cst.BaseExpression) -> bool:
     return isinstance(annotation, cst.Name) and annotation.value == "None"
 
 
-def _local_assignments(statements: Statements) -> Dict[str, List[cst.BaseExpression]]:
+def local_assignments(statements: Statements) -> Dict[str, List[cst.BaseExpression]]:
     """Every value each local name is assigned in a body (its nested blocks
     too, not its nested functions)."""
     found: Dict[str, List[cst.BaseExpression]] = {}
@@ -993,8 +993,8 @@ def _local_assignments(statements: Statements) -> Dict[str, List[cst.BaseExpress
                         if isinstance(target.target, cst.Name):
                             found.setdefault(target.target.value, []).append(small.value)
         elif isinstance(statement, cst.BaseCompoundStatement):
-            for block in _blocks(statement):
-                for name, values in _local_assignments(block).items():
+            for block in blocks(statement):
+                for name, values in local_assignments(block).items():
                     found.setdefault(name, []).extend(values)
     return found
 
@@ -1064,14 +1064,14 @@ def _reachable_returns(statements: Statements, known: Dict[str, _Literal]) -> It
         elif isinstance(statement, cst.If):
             branch = _decided_branch(statement, known)
             if branch is None:
-                for block in _blocks(statement):
+                for block in blocks(statement):
                     yield from _reachable_returns(block, known)
                 continue
             yield from _reachable_returns(branch, known)
             if branch and _ends_the_function(branch[-1]):
                 return
         elif isinstance(statement, cst.BaseCompoundStatement):
-            for block in _blocks(statement):
+            for block in blocks(statement):
                 yield from _reachable_returns(block, known)
 
 
@@ -1276,7 +1276,7 @@ def _self_assignments(method: cst.FunctionDef) -> Iterator[Tuple[str, cst.BaseEx
 Statements = Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]]
 
 
-def _blocks(statement: cst.BaseStatement) -> Iterator[Statements]:
+def blocks(statement: cst.BaseStatement) -> Iterator[Statements]:
     """The blocks of a compound statement that run in the same function."""
     if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
         return
@@ -1308,7 +1308,7 @@ def _imports_in(statements: Statements) -> Iterator[Union[cst.Import, cst.Import
                 if isinstance(small, (cst.Import, cst.ImportFrom)):
                     yield small
         elif isinstance(statement, cst.BaseStatement) and not isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-            for block in _blocks(statement):
+            for block in blocks(statement):
                 yield from _imports_in(block)
 
 
@@ -1325,11 +1325,11 @@ def _definitions_in(statements: Statements) -> Iterator[cst.FunctionDef]:
         if isinstance(statement, cst.FunctionDef):
             yield statement
         elif isinstance(statement, cst.BaseCompoundStatement):
-            for block in _blocks(statement):
+            for block in blocks(statement):
                 yield from _definitions_in(block)
 
 
-def _returned_values(statements: Statements) -> Iterator[Optional[cst.BaseExpression]]:
+def returned_values(statements: Statements) -> Iterator[Optional[cst.BaseExpression]]:
     """What each ``return`` of a body returns (None for a bare one)."""
     for statement in statements:
         if isinstance(statement, cst.SimpleStatementLine):
@@ -1337,8 +1337,8 @@ def _returned_values(statements: Statements) -> Iterator[Optional[cst.BaseExpres
                 if isinstance(small, cst.Return):
                     yield small.value
         elif isinstance(statement, cst.BaseCompoundStatement):
-            for block in _blocks(statement):
-                yield from _returned_values(block)
+            for block in blocks(statement):
+                yield from returned_values(block)
 
 
 def _decorated(function: cst.FunctionDef, names: Sequence[str]) -> bool:
@@ -1365,7 +1365,7 @@ def _is_explicit_super(node: cst.BaseExpression, scope: "FunctionScope") -> bool
         and node.func.value == "super"
         and len(node.args) == 2
         and isinstance(node.args[1].value, cst.Name)
-        and _is_self(scope, node.args[1].value.value)
+        and is_self(scope, node.args[1].value.value)
     )
 
 
@@ -1470,7 +1470,7 @@ def _shadowed(scope: Optional["FunctionScope"], name: str) -> bool:
     return False
 
 
-def _is_self(scope: Optional["FunctionScope"], name: str) -> bool:
+def is_self(scope: Optional["FunctionScope"], name: str) -> bool:
     """Whether ``name`` is the instance (or class) a method runs for: the
     method's first parameter, seen from the method or a closure in it."""
     while scope is not None:

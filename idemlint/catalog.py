@@ -1689,6 +1689,59 @@ STATE_WRITE_METHODS = frozenset({"update", "aupdate"})
 # Calls that make a collection of what they are given (``list(r.lrange(...))``).
 COLLECTION_CONVERSIONS = frozenset({"list", "set", "sorted", "tuple"})
 
+# What the evaluator of values (idemlint.semantic.values) knows of builtins
+# and of library calls, read from the Python 3.13 library reference
+# ("Built-in Functions", "Built-in Types").
+# What calling each builtin returns: an object of this builtin type ("" for
+# "some builtin object": ``len`` an int, ``sorted`` a list, ``enumerate``
+# an iterator of tuples).  A builtin not here (``getattr``, ``next``,
+# ``max``) may return anything it is given: its result is unknown.
+BUILTIN_RESULTS: Dict[str, str] = {
+    "str": "str", "repr": "str", "ascii": "str", "format": "str", "chr": "str", "hex": "str", "oct": "str",
+    "bin": "str", "bytes": "bytes", "bytearray": "bytearray", "int": "int", "len": "int", "hash": "int",
+    "ord": "int", "id": "int", "float": "float", "complex": "complex", "bool": "bool", "isinstance": "bool",
+    "issubclass": "bool", "hasattr": "bool", "callable": "bool", "any": "bool", "all": "bool",
+    "list": "list", "sorted": "list", "dir": "list", "dict": "dict", "vars": "dict", "globals": "dict",
+    "locals": "dict", "set": "set", "frozenset": "frozenset", "tuple": "tuple", "range": "range",
+    "enumerate": "", "zip": "", "reversed": "", "map": "", "filter": "", "iter": "", "divmod": "tuple",
+    "round": "", "abs": "", "sum": "", "pow": "", "slice": "slice", "memoryview": "memoryview",
+    "print": "NoneType", "setattr": "NoneType", "delattr": "NoneType", "open": "",
+}
+# Builtin types whose methods make only more of the same kind (a string's
+# ``lower``, ``split``, ``encode``): no project object is inside them.
+SCALAR_TYPES = frozenset({"str", "bytes", "bytearray", "int", "float", "complex", "bool", "NoneType"})
+# A container's methods that make another container (not one of its elements).
+CONTAINER_VIEWS = frozenset({"items", "keys", "values", "copy", "split", "splitlines", "index", "count"})
+# Annotations that say a value is a builtin container or scalar
+# (``typing.Dict[str, Any]``, ``collections.abc.Mapping``).
+BUILTIN_ANNOTATIONS = frozenset(
+    f"{module}.{name}"
+    for module in ("typing", "typing_extensions", "collections.abc")
+    for name in (
+        "Dict", "List", "Set", "FrozenSet", "Tuple", "Mapping", "MutableMapping", "Sequence",
+        "MutableSequence", "Iterable", "Iterator", "Collection", "AbstractSet", "MutableSet", "Text",
+        "AnyStr", "DefaultDict", "OrderedDict", "Counter", "Deque",
+    )
+)
+# Library calls that return what they are given (their last argument):
+# ``typing.cast(T, x)`` is ``x``; ``copy.copy(x)`` a copy of it; a
+# ``typing.NewType("Name", T)`` is made as a ``T`` is.
+RETURNS_WHAT_IT_IS_GIVEN = frozenset(
+    {"typing.cast", "typing_extensions.cast", "copy.copy", "copy.deepcopy", "typing.NewType", "typing_extensions.NewType"}
+)
+# Library calls that load code by a name or hand back a callable they were
+# given: what they return may be the project's (a task looked up by its
+# name, a plugin's entry point), so it is unknown.
+LOADS_BY_NAME = frozenset(
+    {
+        "importlib.import_module", "django.utils.module_loading.import_string", "pydoc.locate",
+        "django.apps.apps.get_model", "functools.partial", "functools.wraps", "operator.attrgetter",
+        "operator.methodcaller", "werkzeug.utils.import_string", "celery.utils.imports.symbol_by_name",
+        "kombu.utils.imports.symbol_by_name", "builtins.getattr", "builtins.next", "builtins.max", "builtins.min",
+        "builtins.type", "builtins.super", "builtins.__import__", "builtins.eval", "builtins.compile",
+    }
+)
+
 # Calls that add an object to a list (the objects a bulk write takes).
 LIST_ADDS = frozenset({"append", "extend", "add"})
 # Writes of many objects at once, the fields named (Django's QuerySet.bulk_update(objs, fields)).

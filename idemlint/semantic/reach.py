@@ -29,14 +29,14 @@ there is what it is bound to at that point of the walk.
 
 from __future__ import annotations
 
-import builtins
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.calls import Definition, ProjectClass, Rows, defines, spelled_head
+from idemlint.calls import Definition, ProjectClass, Rows, defines
+from idemlint.semantic.values import Values, Walked, runs_library_code
 
 if TYPE_CHECKING:
     from idemlint.analysis import FunctionScope, Trace
@@ -52,36 +52,31 @@ UNRESOLVED = "unresolved"
 # In the order ``idemlint tasks`` lists them.
 RESOLUTIONS = (FOLLOWED, ENQUEUED, LIBRARY, CUT, UNRESOLVED)
 
-_BUILTINS: FrozenSet[str] = frozenset(dir(builtins))
-
 
 def unfollowed_call(
-    calls: "Calls", call: cst.Call, scope: "FunctionScope", callee: Optional[str], framework_object: Optional[str]
+    values: Values, call: cst.Call, scope: "FunctionScope", callee: Optional[str], framework_object: Optional[str]
 ) -> str:
     """What a call the walk neither followed, enqueued nor cut runs:
     ``library``, ``followed`` (a function being walked: recursion) or
     ``unresolved``.  ``callee`` is the dotted name the walk gave it;
     ``framework_object`` the task's parameter that holds the framework's
-    own task object (a bound task's ``self``), in the task's own scope."""
+    own task object (a bound task's ``self``), in the task's own scope.
+    What the callee is, when the walk's own resolution did not say, is
+    the evaluator's answer (:mod:`idemlint.semantic.values`)."""
+    calls = values.calls
+    assert calls is not None
     if framework_object is not None and _framework_attribute(call.func, framework_object):
         return LIBRARY  # ``self.retry()``, ``self.request.id``
-    if _on_a_literal(call.func):
-        return LIBRARY  # ``", ".join(...)``, ``{...}.get(...)``: a builtin type's method
     value = calls.value_of(call.func, scope)
     if isinstance(value, Definition):
         return FOLLOWED  # resolved, and not walked again here: it is on the stack
     if isinstance(value, (ProjectClass, Rows)):
         return LIBRARY  # a constructor none of the project's classes defines; the ORM
-    if value is not None or callee is None:
-        return UNRESOLVED  # an instance or module called, or a call of a call's result
-    head = _head(callee)
-    if _is_builtin(head, call.func, scope):
+    if value is None and runs_library_code(values.denote(call.func, Walked(scope))):
+        return LIBRARY  # a library's or a builtin object's method, a library function
+    if value is None and callee is not None and _django_queryset(callee, scope, calls):
         return LIBRARY
-    if _django_queryset(callee, scope, calls):
-        return LIBRARY
-    if head in _import_roots(scope) and not _in_project(callee, calls):
-        return LIBRARY
-    return UNRESOLVED
+    return UNRESOLVED  # an instance or module called, a value the evaluator does not know
 
 
 def _framework_attribute(func: cst.BaseExpression, framework_object: str) -> bool:
@@ -95,38 +90,6 @@ def _framework_attribute(func: cst.BaseExpression, framework_object: str) -> boo
             return inner.value == framework_object and node.attr.value in catalog.BOUND_TASK_ATTRIBUTES
         node = inner
     return False
-
-
-_LITERALS = (
-    cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer, cst.Float,
-    cst.List, cst.Tuple, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp,
-)
-
-
-def _on_a_literal(func: cst.BaseExpression) -> bool:
-    """A method of a literal (``", ".join``, ``[...].append``): a builtin type's."""
-    return isinstance(func, cst.Attribute) and isinstance(func.value, _LITERALS)
-
-
-def _head(dotted: str) -> str:
-    """``requests`` for ``requests.Session().post``."""
-    end = len(dotted)
-    for stop in (".", "(", "["):
-        found = dotted.find(stop)
-        if found != -1:
-            end = min(end, found)
-    return dotted[:end]
-
-
-def _is_builtin(head: str, func: cst.BaseExpression, scope: "FunctionScope") -> bool:
-    """A builtin the code does not rebind: bound by no import, parameter,
-    assignment or definition the scope or its module sees."""
-    if head not in _BUILTINS or spelled_head(func) != head:
-        return False
-    if scope.resolver.lookup(head) is not None or head in scope.parameters or head in scope.assigned:
-        return False
-    index = scope.index
-    return head not in index.functions and head not in index.classes and head not in index.constants
 
 
 def _django_queryset(callee: str, scope: "FunctionScope", calls: "Calls") -> bool:
@@ -144,10 +107,6 @@ def _django_queryset(callee: str, scope: "FunctionScope", calls: "Calls") -> boo
     if not chain or any(not part.endswith("()") for part in chain[:-1]):
         return False
     return all(part.removesuffix("()") in catalog.DJANGO_QUERYSET_API for part in chain)
-
-
-def _import_roots(scope: "FunctionScope") -> FrozenSet[str]:
-    return frozenset(_head(target) for target in scope.index.imports.values())
 
 
 def _in_project(dotted: str, calls: "Calls") -> bool:

@@ -1,0 +1,606 @@
+"""What an expression denotes: abstract values, and the evaluator that gives them.
+
+A value is one of
+
+- :class:`Project`: a function, class, instance, module or model manager of
+  the project (what :class:`idemlint.calls.Calls` resolves);
+- :class:`Library`: an object from outside the project (a library's
+  function, class or module, an instance of a library class, what a
+  library call returned), named as the catalogue names it
+  (``requests.Session().post``);
+- :class:`Builtin`: an object of a builtin type (a literal, a container
+  the code built, a ``**kwargs`` dict);
+- :class:`OneOf`: one of several (a name bound on both branches of an
+  ``if``, ``a or b``);
+- :class:`Unknown`: what the analysis cannot tell, with the reason.  Unknown
+  is a value, never a guess: an unannotated parameter no walked caller
+  fills, an element taken out of a container, what a library call that
+  loads code by name (``import_string``, ``getattr``) returned.
+
+Bindings flow in from where the code makes them: a walked function's
+assignments so far and the arguments its callers passed
+(:class:`idemlint.analysis.FunctionScope`), a parameter's annotation, a
+function's every ``return``, what a class assigns its attributes (in its
+body and as ``self.x`` in its methods), a library base's inherited
+members, and module-level names.
+"""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple, Union
+
+import libcst as cst
+
+from idemlint import catalog
+from idemlint.calls import (
+    Definition, Instance, ProjectClass, Rows, Statements, blocks, is_self, is_staticmethod, local_assignments,
+    returned_values, string_annotation, union_members,
+)
+
+if TYPE_CHECKING:
+    from idemlint.analysis import FunctionScope
+    from idemlint.calls import Calls
+    from idemlint.project import LoadedModule
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """Nothing the analysis can tell; ``why`` says where it stopped."""
+
+    why: str
+
+
+@dataclass(frozen=True)
+class Builtin:
+    """An object of a builtin type: ``kind`` names it (``str``, ``dict``),
+    empty when only "some builtin container" is known."""
+
+    kind: str
+
+
+@dataclass(frozen=True)
+class Library:
+    """An object from outside the project, by the dotted name it is made
+    from (``requests.Session()``, ``logging.getLogger().info``)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Project:
+    """A value of the project, as :class:`idemlint.calls.Calls` resolves it."""
+
+    value: Union["LoadedModule", ProjectClass, Instance, Definition, Rows]
+
+
+@dataclass(frozen=True)
+class OneOf:
+    """One of several values, each a possibility the code leaves open."""
+
+    members: Tuple["Value", ...]
+
+
+Value = Union[Unknown, Builtin, Library, Project, OneOf]
+
+NONE = Builtin("NoneType")
+_BUILTIN_NAMES: FrozenSet[str] = frozenset(dir(builtins))
+# How many evaluations may nest (a name's value's name's value...): past it
+# the answer is unknown, which also ends names that refer to each other.
+MAX_DEPTH = 16
+# At most this many possibilities are kept; more is as good as unknown.
+MAX_MEMBERS = 8
+
+
+def outside_project(value: Value) -> bool:
+    """Whether a value is known to be no project code's (a library's or a
+    builtin's object), every possibility of it."""
+    if isinstance(value, OneOf):
+        return all(outside_project(member) for member in value.members)
+    return isinstance(value, (Library, Builtin))
+
+
+def runs_library_code(value: Value) -> bool:
+    """Whether calling a value runs a library's code: a library's function,
+    class or method, or a builtin's; not an object a library call handed
+    back (a plugin it loaded, a callback it was given), which may be anyone's."""
+    if isinstance(value, OneOf):
+        return all(runs_library_code(member) for member in value.members)
+    return isinstance(value, Library) and not value.name.endswith("()")
+
+
+def one_of(values: Iterable[Value]) -> Value:
+    """The union of ``values``: one value when they agree, unknown when
+    there are none or too many."""
+    found: List[Value] = []
+    for value in values:
+        for member in value.members if isinstance(value, OneOf) else (value,):
+            if member not in found:
+                found.append(member)
+    if not found:
+        return Unknown("bound to nothing the analysis sees")
+    if len(found) == 1:
+        return found[0]
+    if len(found) > MAX_MEMBERS:
+        return Unknown("bound to too many values")
+    return OneOf(tuple(found))
+
+
+# -- environments: where a name's bindings come from ------------------------
+
+
+class Environment:
+    """Where an expression is written: the bindings its names see."""
+
+    module: "LoadedModule"
+
+    def local(self, name: str, values: "Values") -> Optional[Value]:
+        """What ``name`` is bound to here, or None when it is not a local."""
+        raise NotImplementedError
+
+    def project_value(self, expression: cst.BaseExpression, calls: "Calls") -> Optional[Value]:
+        """The project value ``expression`` resolves to, if any."""
+        raise NotImplementedError
+
+
+class ModuleLevel(Environment):
+    """Module scope: a module's constants, imports and definitions."""
+
+    def __init__(self, module: "LoadedModule") -> None:
+        self.module = module
+
+    def local(self, name: str, values: "Values") -> Optional[Value]:
+        return None
+
+    def project_value(self, expression: cst.BaseExpression, calls: "Calls") -> Optional[Value]:
+        found = calls.module_value(expression, self.module)
+        return Project(found) if found is not None else None
+
+
+class Walked(Environment):
+    """A function scope a trace walks: the values assigned so far on the
+    walk, the arguments its walked callers passed, its annotations."""
+
+    def __init__(self, scope: "FunctionScope") -> None:
+        self.scope = scope
+        self.module = scope.module
+
+    def local(self, name: str, values: "Values") -> Optional[Value]:
+        if self.scope.instance is not None and is_self(self.scope, name):
+            return Project(Instance(self.scope.instance))
+        scope: Optional["FunctionScope"] = self.scope
+        while scope is not None:
+            if name in scope.values or name in scope.entered:
+                here = Walked(scope)
+                assigned = [values.denote(value, here) for value in scope.values.get(name, ())]
+                entered = [values.entered(manager, here) for manager in scope.entered.get(name, ())]
+                return one_of(assigned + entered)
+            if name in scope.parameters:
+                return self._parameter(scope, name, values)
+            if name in scope.assigned:
+                return Unknown("bound in a way the analysis does not follow")
+            scope = scope.enclosing
+        return None
+
+    def _parameter(self, scope: "FunctionScope", name: str, values: "Values") -> Value:
+        declared = values.parameter(scope.function, name, scope.module)
+        if declared is not None:
+            return declared
+        passed = scope.arguments.get(name)
+        if passed:
+            return one_of(values.denote(value, Walked(caller)) for value, caller in passed)
+        return Unknown("a parameter no walked call fills")
+
+    def project_value(self, expression: cst.BaseExpression, calls: "Calls") -> Optional[Value]:
+        found = calls.value_of(expression, self.scope)
+        return Project(found) if found is not None else None
+
+
+class Defined(Environment):
+    """A function's body read whole, outside any walk (a factory's
+    ``return``, a method assigning ``self.x``): its local assignments and
+    its parameters' annotations."""
+
+    def __init__(
+        self, function: cst.FunctionDef, module: "LoadedModule", instance: Optional[ProjectClass] = None
+    ) -> None:
+        self.function = function
+        self.module = module
+        self.instance = instance
+        self._assignments: Optional[Dict[str, List[cst.BaseExpression]]] = None
+
+    def local(self, name: str, values: "Values") -> Optional[Value]:
+        if self.instance is not None and name == _receiver_name(self.function):
+            return Project(Instance(self.instance))
+        if name in _parameter_names(self.function):
+            declared = values.parameter(self.function, name, self.module)
+            return declared if declared is not None else Unknown("a parameter")
+        assigned = self._assigned().get(name)
+        if assigned is None:
+            return None
+        return one_of(values.denote(value, self) for value in assigned)
+
+    def _assigned(self) -> Dict[str, List[cst.BaseExpression]]:
+        if self._assignments is None:
+            self._assignments = local_assignments(self.function.body.body)
+        return self._assignments
+
+    def project_value(self, expression: cst.BaseExpression, calls: "Calls") -> Optional[Value]:
+        head = expression
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        if isinstance(head, cst.Name) and (head.value in _parameter_names(self.function) or head.value in self._assigned()):
+            return None  # a local: the module's binding of the name is hidden
+        found = calls.module_value(expression, self.module)
+        return Project(found) if found is not None else None
+
+
+# -- the evaluator -----------------------------------------------------------
+
+
+class Values:
+    """The evaluator: what an expression written in an environment denotes."""
+
+    def __init__(self, calls: Optional["Calls"]) -> None:
+        self.calls = calls
+        self._depth = 0
+        self._evaluating: Set[Tuple[int, int]] = set()
+        self._returns: Dict[Tuple[int, bool], Value] = {}
+
+    def denote(self, expression: cst.BaseExpression, where: Environment) -> Value:
+        key = (id(expression), id(where.module))
+        if self._depth >= MAX_DEPTH or key in self._evaluating:
+            return Unknown("a value that refers to itself, or too deep")
+        self._depth += 1
+        self._evaluating.add(key)
+        try:
+            return self._denote(expression, where)
+        finally:
+            self._depth -= 1
+            self._evaluating.discard(key)
+
+    def _denote(self, expression: cst.BaseExpression, where: Environment) -> Value:
+        literal = _literal_kind(expression)
+        if literal is not None:
+            return Builtin(literal)
+        if isinstance(expression, (cst.Name, cst.Attribute)) and self.calls is not None:
+            found = where.project_value(expression, self.calls)
+            if found is not None:
+                return found
+        if isinstance(expression, cst.Name):
+            return self._name(expression.value, where)
+        if isinstance(expression, cst.Attribute):
+            return self.attribute(self.denote(expression.value, where), expression.attr.value)
+        if isinstance(expression, cst.Call):
+            return self._call(expression, where)
+        if isinstance(expression, cst.Await):
+            return self.denote(expression.expression, where)
+        if isinstance(expression, cst.NamedExpr):
+            return self.denote(expression.value, where)
+        if isinstance(expression, cst.IfExp):
+            return one_of((self.denote(expression.body, where), self.denote(expression.orelse, where)))
+        if isinstance(expression, cst.BooleanOperation):
+            return one_of((self.denote(expression.left, where), self.denote(expression.right, where)))
+        if isinstance(expression, (cst.BinaryOperation, cst.Comparison, cst.UnaryOperation)):
+            return self._operation(expression, where)
+        if isinstance(expression, cst.Subscript):
+            return self._element(self.denote(expression.value, where))
+        return Unknown(f"a {type(expression).__name__} expression")
+
+    # -- names ---------------------------------------------------------------
+
+    def _name(self, name: str, where: Environment) -> Value:
+        if name in ("True", "False"):
+            return Builtin("bool")
+        if name == "None":
+            return NONE
+        local = where.local(name, self)
+        if local is not None:
+            return local
+        index = where.module.index
+        if name in index.constants:
+            module = ModuleLevel(where.module)
+            bound = index.alternatives.get(name) or [index.constants[name]]
+            return one_of(self.denote(value, module) for value in bound)
+        imported = index.imports.get(name)
+        if imported is not None:
+            return self._imported(imported)
+        if name in _BUILTIN_NAMES and name not in index.functions and name not in index.classes:
+            return Library(f"builtins.{name}")
+        return Unknown("a name bound nowhere the analysis sees")
+
+    def parameter(self, function: cst.FunctionDef, name: str, module: "LoadedModule") -> Optional[Value]:
+        """What a parameter's declaration says it holds: ``*args`` a tuple,
+        ``**kwargs`` a dict, an annotation its type; None when it says nothing."""
+        params = function.params
+        if isinstance(params.star_arg, cst.Param) and params.star_arg.name.value == name:
+            return Builtin("tuple")
+        if params.star_kwarg is not None and params.star_kwarg.name.value == name:
+            return Builtin("dict")
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            if param.name.value == name and param.annotation is not None:
+                return self._annotated(param.annotation.annotation, module)
+        return None
+
+    def _annotated(self, annotation: cst.BaseExpression, module: "LoadedModule") -> Optional[Value]:
+        """What an annotation says a value is: each member of a union (``A | B``,
+        ``Optional[A]``), a container for ``list[str]`` or ``Mapping[...]``."""
+        if isinstance(annotation, cst.SimpleString):
+            parsed = string_annotation(annotation)
+            if parsed is None:
+                return None
+            annotation = parsed
+        resolver = module.index.resolver()
+        found: List[Value] = []
+        for member in union_members(annotation, resolver):
+            typed = member.value if isinstance(member, cst.Subscript) else member
+            spelled = resolver.resolve(typed)
+            if spelled is None:
+                return None
+            if spelled == "None":
+                found.append(NONE)
+            elif spelled in catalog.BUILTIN_ANNOTATIONS or spelled in _BUILTIN_NAMES:
+                found.append(Builtin(spelled.rpartition(".")[2].lower()))
+            else:
+                where = ModuleLevel(module)
+                found.append(self.called(self.denote(typed, where), None, where))
+        return one_of(found)
+
+    # -- attributes, calls, operations -----------------------------------
+
+    def attribute(self, value: Value, name: str) -> Value:
+        """What ``value.name`` is."""
+        if isinstance(value, OneOf):
+            return one_of(self.attribute(member, name) for member in value.members)
+        if isinstance(value, Library):
+            return Library(f"{value.name}.{name}")
+        if isinstance(value, Builtin):
+            return Library(f"builtins.{value.kind or 'object'}.{name}")
+        if isinstance(value, Project) and self.calls is not None:
+            return self._project_attribute(value, name)
+        return value if isinstance(value, Unknown) else Unknown("an attribute of a value not known")
+
+    def _project_attribute(self, value: Project, name: str) -> Value:
+        """A member of a project class or instance that the project does not
+        define as a method: what the class assigns it, else what a library
+        base gives it."""
+        assert self.calls is not None
+        target = value.value
+        if isinstance(target, Rows):
+            return Unknown("a method of a model manager that is not Django's")
+        if not isinstance(target, (Instance, ProjectClass)):
+            return Unknown(f"an attribute {name!r} the project does not define")
+        klass = target.of if isinstance(target, Instance) else target
+        assigned = self._class_assigned(klass, name, isinstance(target, Instance))
+        if assigned is not None:
+            return assigned
+        base = self.calls.library_base(klass)
+        if base is not None and base.partition(".")[0] in catalog.MIXIN_MODULES:
+            base = None
+        if base is not None:
+            made = "()" if isinstance(target, Instance) else ""
+            return Library(f"{base}{made}.{name}")
+        return Unknown(f"an attribute {name!r} the project does not define")
+
+    def _class_assigned(self, klass: ProjectClass, name: str, instance: bool) -> Optional[Value]:
+        """What the class (or a project base) assigns ``name``: in the class
+        body, and for an instance also as ``self.<name>`` in a method."""
+        assert self.calls is not None
+        found: List[Value] = []
+        for owner in self.calls.method_order(klass):
+            for statement in owner.node.body.body:
+                for value in _class_body_values(statement, name):
+                    found.append(self.denote(value, ModuleLevel(owner.module)))
+            if instance:
+                for method, value in _self_assignments(owner.node, name):
+                    found.append(self.denote(value, Defined(method, owner.module, klass)))
+            if found:
+                return one_of(found)
+        return None
+
+    def _call(self, call: cst.Call, where: Environment) -> Value:
+        if self.calls is not None:
+            found = where.project_value(call, self.calls)
+            if found is not None:
+                return found
+        return self.called(self.denote(call.func, where), call, where)
+
+    def called(self, value: Value, call: Optional[cst.Call], where: Environment) -> Value:
+        """What calling ``value`` returns."""
+        if isinstance(value, OneOf):
+            return one_of(self.called(member, call, where) for member in value.members)
+        if isinstance(value, Library):
+            return self._library_result(value.name, call, where)
+        if isinstance(value, Project):
+            target = value.value
+            if isinstance(target, ProjectClass):
+                return Project(Instance(target))
+            if isinstance(target, Definition):
+                return self.returned(target)
+        return Unknown("what a call of a value not known returns")
+
+    def _library_result(self, name: str, call: Optional[cst.Call], where: Environment) -> Value:
+        if name in catalog.RETURNS_WHAT_IT_IS_GIVEN and call is not None and call.args:
+            return self.denote(call.args[-1].value, where)
+        if name in catalog.LOADS_BY_NAME or name.endswith("()"):
+            # Code loaded by name, or an object a library made being called
+            # (a plugin's entry point, a callback): not the library's own.
+            return Unknown(f"what {name} returns")
+        builtin = name.partition("builtins.")[2] if name.startswith("builtins.") else None
+        if builtin is not None:
+            return self._builtin_result(builtin)
+        return Library(f"{name}()")
+
+    def _builtin_result(self, name: str) -> Value:
+        """``str(x)`` is a str; ``", ".join(x)`` too; ``d.get(k)`` an element."""
+        head, _, method = name.partition(".")
+        if not method:
+            kind = catalog.BUILTIN_RESULTS.get(head)
+            return Builtin(kind) if kind is not None else Unknown(f"what builtins.{head} returns")
+        if head in catalog.SCALAR_TYPES:
+            return Builtin("")  # a scalar's methods make scalars, strings or lists of them
+        if method in catalog.CONTAINER_VIEWS:
+            return Builtin("")
+        return Unknown("an element of a container")
+
+    def returned(self, definition: Definition, entering: bool = False) -> Value:
+        """The union of what a project function's ``return`` statements give
+        or, ``entering`` a generator (a ``@contextmanager``), what it yields."""
+        key = (id(definition.function), entering)
+        if key not in self._returns:
+            self._returns[key] = Unknown("a function's result, being evaluated")
+            where = Defined(definition.function, definition.module, definition.instance)
+            body = definition.function.body.body
+            given = list(yielded_values(body)) if entering else []
+            given = given or list(returned_values(body))
+            self._returns[key] = (
+                one_of(self.denote(value, where) if value is not None else NONE for value in given)
+                if given else NONE
+            )
+        return self._returns[key]
+
+    def entered(self, manager: cst.BaseExpression, where: Environment) -> Value:
+        """What ``with manager as name`` binds: what a project context
+        manager function yields; a library's context manager's own object."""
+        if isinstance(manager, cst.Call):
+            function = self.denote(manager.func, where)
+            if isinstance(function, Project) and isinstance(function.value, Definition):
+                return self.returned(function.value, entering=True)
+        made = self.denote(manager, where)
+        if isinstance(made, Library):
+            return Library(f"{made.name}.__enter__()")
+        return Unknown("what a context manager gives")
+
+    def _operation(
+        self, expression: Union[cst.BinaryOperation, cst.Comparison, cst.UnaryOperation], where: Environment
+    ) -> Value:
+        if isinstance(expression, cst.UnaryOperation):
+            if isinstance(expression.operator, cst.Not):
+                return Builtin("bool")
+            operand = self.denote(expression.expression, where)
+            return operand if outside_project(operand) else Unknown("an operator of a value not known")
+        left = self.denote(expression.left, where)
+        if isinstance(left, Library):
+            return Library(f"{left.name}()")  # an operator a library object defines
+        if isinstance(expression, cst.Comparison):
+            return Builtin("bool") if isinstance(left, Builtin) else Unknown("a comparison a class may define")
+        return Builtin(left.kind) if isinstance(left, Builtin) else Unknown("an operator a class may define")
+
+    @staticmethod
+    def _element(container: Value) -> Value:
+        if isinstance(container, Builtin) and container.kind in ("str", "bytes"):
+            return container
+        return Unknown("an element of a container")
+
+    def _imported(self, dotted: str) -> Value:
+        """What an imported dotted name is: a library's, or what the project
+        module it names binds the name to (a constant, a re-export)."""
+        project = self.calls.project if self.calls is not None else None
+        if project is None:
+            return Library(dotted)
+        parts = dotted.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            module_name = ".".join(parts[:cut])
+            if module_name not in project.files:
+                continue
+            module = self.calls.project_module(module_name) if self.calls is not None else None
+            if module is None:
+                break
+            value = self.denote(cst.Name(parts[cut]), ModuleLevel(module))
+            for attribute in parts[cut + 1 :]:
+                value = self.attribute(value, attribute)
+            return value
+        if parts[0] in project.files:
+            return Unknown("a project module")
+        return Library(dotted)
+
+
+
+def _literal_kind(expression: cst.BaseExpression) -> Optional[str]:
+    return _LITERAL_KINDS.get(type(expression))
+
+
+_LITERAL_KINDS: Dict[type, str] = {
+    cst.SimpleString: "str", cst.ConcatenatedString: "str", cst.FormattedString: "str",
+    cst.Integer: "int", cst.Float: "float", cst.Imaginary: "complex",
+    cst.List: "list", cst.ListComp: "list", cst.Tuple: "tuple", cst.Dict: "dict", cst.DictComp: "dict",
+    cst.Set: "set", cst.SetComp: "set", cst.GeneratorExp: "generator",
+}
+
+
+def _parameter_names(function: cst.FunctionDef) -> FrozenSet[str]:
+    params = function.params
+    names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            names.add(star.name.value)
+    return frozenset(names)
+
+
+def _class_body_values(statement: Union[cst.BaseStatement, cst.BaseSmallStatement], name: str) -> List[cst.BaseExpression]:
+    """The values a class body statement assigns ``name`` (``x = Column()``,
+    ``x: Mapped[int] = mapped_column()``)."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return []
+    return [
+        value
+        for small in statement.body
+        for target, value in _assignments(small)
+        if isinstance(target, cst.Name) and target.value == name
+    ]
+
+
+def _receiver_name(function: cst.FunctionDef) -> Optional[str]:
+    """The parameter a method's instance (or class) is passed in."""
+    params = function.params
+    first = [*params.posonly_params, *params.params][:1]
+    return first[0].name.value if first and not is_staticmethod(function) else None
+
+
+def _self_assignments(klass: cst.ClassDef, name: str) -> Iterator[Tuple[cst.FunctionDef, cst.BaseExpression]]:
+    """Every ``self.<name> = value`` in the class's own methods, in any block."""
+    for method in klass.body.body:
+        if isinstance(method, cst.FunctionDef):
+            receiver = _receiver_name(method)
+            if receiver is not None:
+                for value in _assigned_attribute(method.body.body, receiver, name):
+                    yield method, value
+
+
+def _assigned_attribute(statements: Statements, receiver: str, name: str) -> Iterator[cst.BaseExpression]:
+    for statement in statements:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                for target, value in _assignments(small):
+                    if (
+                        isinstance(target, cst.Attribute) and target.attr.value == name
+                        and isinstance(target.value, cst.Name) and target.value.value == receiver
+                    ):
+                        yield value
+        elif isinstance(statement, cst.BaseCompoundStatement):
+            for block in blocks(statement):
+                yield from _assigned_attribute(block, receiver, name)
+
+
+def _assignments(small: cst.BaseSmallStatement) -> List[Tuple[cst.BaseExpression, cst.BaseExpression]]:
+    """(target, value) of a plain or annotated assignment."""
+    if isinstance(small, cst.Assign):
+        return [(target.target, small.value) for target in small.targets]
+    if isinstance(small, cst.AnnAssign) and small.value is not None:
+        return [(small.target, small.value)]
+    return []
+
+
+def yielded_values(statements: Statements) -> Iterator[Optional[cst.BaseExpression]]:
+    """What each ``yield`` statement of a body gives (not ``yield from``)."""
+    for statement in statements:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Expr) and isinstance(small.value, cst.Yield):
+                    given = small.value.value
+                    if not isinstance(given, cst.From):
+                        yield given
+        elif isinstance(statement, cst.BaseCompoundStatement):
+            for block in blocks(statement):
+                yield from yielded_values(block)

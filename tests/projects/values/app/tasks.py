@@ -1,0 +1,75 @@
+from importlib import import_module
+from typing import Dict, Optional, Union, cast
+
+from celery import shared_task
+from sqlalchemy import Connection
+from sqlalchemy.orm import Session
+
+from app.db import ReadSession, log, make_logger, session_scope
+from app.helpers import connect, forward, run_query
+from app.models import Note, Repository
+
+
+def literals(flag, *args, **kwargs):
+    if flag:
+        names = []
+    else:
+        names = ()
+    names.count("a")  # reach: library
+    parts = [kwargs.get("first")]  # reach: library
+    parts.append(args.index(1))  # reach: library library
+    key = f"sync:{flag}"
+    key.encode().hex()  # reach: library library
+    if (seen := {}) is not None:
+        seen.setdefault("k", 1)  # reach: library
+    return str(len(parts)).zfill(4)  # reach: library library library
+
+
+def annotated(
+    session: Session,
+    maybe: Optional[Session],
+    either: Session | None,
+    spelled: "Session",
+    pair: Union[Session, Connection],
+    reading: ReadSession,
+    options: Dict[str, str],
+):
+    session.commit()  # reach: library
+    maybe.rollback()  # reach: library
+    either.flush()  # reach: library
+    spelled.close()  # reach: library
+    pair.execute("select 1")  # reach: library
+    reading.scalars("select 1")  # reach: library
+    options.items()  # reach: library
+    cast(Session, session).begin()  # reach: library library
+
+
+def results():
+    local = make_logger("results")  # reach: followed
+    local.warning("made here")  # reach: library
+    log.error("made in another module")  # reach: library
+    with session_scope() as session:  # reach: followed
+        session.add(Note())  # reach: library library
+    with Session() as plain:  # reach: library
+        plain.merge(Note())  # reach: library library
+    note = Note()  # reach: library
+    note.save()  # reach: library
+    Repository(session).latest()  # reach: library followed
+
+
+@shared_task
+def refresh(order_id, payload):
+    literals(True, 1, first=order_id)  # reach: followed
+    annotated(None, None, None, None, None, None, {})  # reach: followed
+    results()  # reach: followed
+    run_query(connect(), "select 1")  # reach: followed followed
+    forward(payload)  # reach: followed
+    payload.get("x")  # reach: unresolved
+    items = payload["items"]
+    items[0].run()  # reach: unresolved
+    getattr(order_id, "sync")()  # reach: library unresolved
+    import_module("app.jobs").job()  # reach: library unresolved
+    plugin = Session().get_bind()  # reach: library library
+    plugin()  # reach: unresolved
+    for entry in payload:
+        entry.close()  # reach: unresolved
