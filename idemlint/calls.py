@@ -279,7 +279,7 @@ class Calls:
             return None
         if isinstance(node, cst.Name) and is_self(scope, node.value):
             return self._walk_parts(Instance(scope.instance), parts, 0, calls)
-        if _is_super(node) and len(parts) == 1:
+        if (_is_super(node) or _is_explicit_super(node, scope)) and len(parts) == 1:
             return self._method(scope.instance, parts[0], self._defining_class(scope), below=True)
         return None
 
@@ -366,7 +366,7 @@ class Calls:
                 return Rows(value)
             method = self._method(value, name)
             called_on_class = method is not None and (
-                _is_classmethod(method.function) or is_staticmethod(method.function)
+                is_classmethod(method.function) or is_staticmethod(method.function)
             )
             return method if called_on_class else None
         if isinstance(value, Rows):
@@ -583,7 +583,7 @@ class Calls:
         module = definition.module
         local = {
             name: target
-            for statement in _imports_in(function.body.body)
+            for statement in imports_in(function.body.body)
             for name, target in import_bindings(statement, module.index.package).items()
         }
         names: Set[str] = set()
@@ -709,6 +709,15 @@ class Calls:
             owner = value.of
         base = self.library_base(owner)
         return f"{base}().{name}" if base is not None else None
+
+    def super_member(self, receiver: cst.BaseExpression, name: str, scope: "FunctionScope") -> Optional[_Value]:
+        """What ``super().<name>`` (or ``super(Cls, self).<name>``) is in a
+        method of ``scope``: the project method next along the method
+        resolution order; None when ``receiver`` is no such ``super`` or
+        no project class below defines the name."""
+        if scope.instance is None or not (_is_super(receiver) or _is_explicit_super(receiver, scope)):
+            return None
+        return self._method(scope.instance, name, self._defining_class(scope), below=True)
 
     def library_base(self, owner: ProjectClass) -> Optional[str]:
         """The first base along the class's method resolution order that is
@@ -920,7 +929,7 @@ def _made_by_receiver(
     if not params or params[0].name.value in assigned:
         return None
     receiver = params[0].name.value
-    if _is_classmethod(function):
+    if is_classmethod(function):
         called = isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == receiver
         return Instance(definition.instance) if called else None
     return Instance(definition.instance) if isinstance(value, cst.Name) and value.value == receiver else None
@@ -1009,7 +1018,7 @@ def _spelled_chain(
     calls: List[cst.Call] = []
     node = func
     pending = ""
-    while isinstance(node, (cst.Attribute, cst.Call)) and not _is_super(node):
+    while isinstance(node, (cst.Attribute, cst.Call)) and not _calls_super(node):
         if isinstance(node, cst.Call):
             calls.insert(0, node)
             pending += "()"
@@ -1300,7 +1309,7 @@ def blocks(statement: cst.BaseStatement) -> Iterator[Statements]:
         yield finalbody.body.body
 
 
-def _imports_in(statements: Statements) -> Iterator[Union[cst.Import, cst.ImportFrom]]:
+def imports_in(statements: Statements) -> Iterator[Union[cst.Import, cst.ImportFrom]]:
     """The import statements of a body, those in its nested blocks too."""
     for statement in statements:
         if isinstance(statement, cst.SimpleStatementLine):
@@ -1309,7 +1318,7 @@ def _imports_in(statements: Statements) -> Iterator[Union[cst.Import, cst.Import
                     yield small
         elif isinstance(statement, cst.BaseStatement) and not isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             for block in blocks(statement):
-                yield from _imports_in(block)
+                yield from imports_in(block)
 
 
 def _calls_in(function: cst.FunctionDef) -> Iterator[cst.Call]:
@@ -1345,7 +1354,7 @@ def _decorated(function: cst.FunctionDef, names: Sequence[str]) -> bool:
     return any((dotted_name(d.decorator) or "").rpartition(".")[2] in names for d in function.decorators)
 
 
-def _is_classmethod(function: cst.FunctionDef) -> bool:
+def is_classmethod(function: cst.FunctionDef) -> bool:
     return _decorated(function, ("classmethod",))
 
 
@@ -1367,6 +1376,11 @@ def _is_explicit_super(node: cst.BaseExpression, scope: "FunctionScope") -> bool
         and isinstance(node.args[1].value, cst.Name)
         and is_self(scope, node.args[1].value.value)
     )
+
+
+def _calls_super(node: cst.BaseExpression) -> bool:
+    """``super()`` or ``super(Cls, self)``."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
 
 
 def _is_super(node: cst.BaseExpression) -> bool:

@@ -17,7 +17,7 @@ from test_tasks_command import PROJECTS, _marked, listed_json
 from idemlint.calls import Calls
 from idemlint.project import LoadedModule, Project
 from idemlint.semantic.values import (
-    MAX_DEPTH, NONE, Builtin, Library, ModuleLevel, OneOf, Unknown, Value, Values, runs_library_code,
+    CYCLE, MAX_DEPTH, NONE, Builtin, Library, ModuleLevel, OneOf, Unknown, Value, Values, runs_library_code,
 )
 
 
@@ -163,16 +163,38 @@ def test_a_project_class_gives_its_library_base_members_and_its_own_attributes(t
 
 def test_values_that_refer_to_themselves_end(tmp_path: pathlib.Path) -> None:
     """A module-level loop of names, a function returning its own result,
-    and a chain longer than the depth limit are unknown, and end."""
+    and a chain longer than the depth limit are unknown, and end; a value
+    built on its own earlier binding is what that binding makes."""
     chain = "\n".join(f"N{n} = N{n + 1}" for n in range(MAX_DEPTH * 2))
     files = {
         "app/__init__.py": "",
-        "app/loops.py": (
-            f"A = B\nB = A\n\ndef again():\n    return again()\n\n{chain}\nN{MAX_DEPTH * 2} = 'end'\n"
-        ),
+        "app/loops.py": textwrap.dedent(
+            """\
+            from sqlalchemy import select
+
+            A = B
+            B = A
+
+            def again():
+                return again()
+
+            def built(flag):
+                statement = select(1)
+                if flag:
+                    statement = statement.where(flag)
+                return statement
+
+            def countdown(n):
+                if n:
+                    return countdown(n - 1)
+                return select(n)
+            """
+        ) + f"{chain}\nN{MAX_DEPTH * 2} = 'end'\n",
     }
     values, module = _module(tmp_path, files, "app.loops")
-    assert isinstance(_denoted(values, module, "A"), Unknown)
-    assert isinstance(_denoted(values, module, "again()"), Unknown)
+    assert _denoted(values, module, "A") == CYCLE
+    assert _denoted(values, module, "again()") == CYCLE
+    assert _denoted(values, module, "built(True)") == OneOf((Library("sqlalchemy.select()"), Library("sqlalchemy.select().where()")))
+    assert _denoted(values, module, "countdown(3)") == Library("sqlalchemy.select()")
     assert isinstance(_denoted(values, module, "N0"), Unknown)
     assert _denoted(values, module, f"N{MAX_DEPTH * 2 - 2}") == Builtin("str")

@@ -36,7 +36,7 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.calls import Definition, ProjectClass, Rows, defines
-from idemlint.semantic.values import Values, Walked, runs_library_code
+from idemlint.semantic.values import Project, Values, Walked, runs_library_code
 
 if TYPE_CHECKING:
     from idemlint.analysis import FunctionScope, Trace
@@ -68,12 +68,16 @@ def unfollowed_call(
     if framework_object is not None and _framework_attribute(call.func, framework_object):
         return LIBRARY  # ``self.retry()``, ``self.request.id``
     value = calls.value_of(call.func, scope)
+    if value is None:
+        denoted = values.denote(call.func, Walked(scope))
+        if isinstance(denoted, Project) and isinstance(denoted.value, ProjectClass):
+            value = denoted.value  # ``cls(...)`` in a classmethod
+        elif runs_library_code(denoted):
+            return LIBRARY  # a library's or a builtin object's method, a library function
     if isinstance(value, Definition):
         return FOLLOWED  # resolved, and not walked again here: it is on the stack
     if isinstance(value, (ProjectClass, Rows)):
         return LIBRARY  # a constructor none of the project's classes defines; the ORM
-    if value is None and runs_library_code(values.denote(call.func, Walked(scope))):
-        return LIBRARY  # a library's or a builtin object's method, a library function
     if value is None and callee is not None and _django_queryset(callee, scope, calls):
         return LIBRARY
     return UNRESOLVED  # an instance or module called, a value the evaluator does not know

@@ -34,8 +34,10 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, Iterator, List, Opt
 import libcst as cst
 
 from idemlint import catalog
+from idemlint.names import import_bindings
 from idemlint.calls import (
-    Definition, Instance, ProjectClass, Rows, Statements, blocks, is_self, is_staticmethod, local_assignments,
+    Definition, Instance, ProjectClass, Rows, Statements, blocks, imports_in, is_classmethod, is_self,
+    is_staticmethod, local_assignments,
     returned_values, string_annotation, union_members,
 )
 
@@ -85,6 +87,11 @@ class OneOf:
 Value = Union[Unknown, Builtin, Library, Project, OneOf]
 
 NONE = Builtin("NoneType")
+# What a value being evaluated is, asked again inside its own evaluation
+# (``statement = statement.where(...)``, a function returning its own
+# call): nothing yet.  In a union it adds nothing (the least fixpoint of
+# the bindings); alone it is unknown.
+CYCLE = Unknown("a value that refers to itself")
 _BUILTIN_NAMES: FrozenSet[str] = frozenset(dir(builtins))
 # How many evaluations may nest (a name's value's name's value...): past it
 # the answer is unknown, which also ends names that refer to each other.
@@ -106,7 +113,9 @@ def runs_library_code(value: Value) -> bool:
     class or method, or a builtin's; not an object a library call handed
     back (a plugin it loaded, a callback it was given), which may be anyone's."""
     if isinstance(value, OneOf):
-        return all(runs_library_code(member) for member in value.members)
+        # ``None`` on some paths: the call runs (or fails) on the others.
+        members = [member for member in value.members if member != NONE] or [NONE]
+        return all(runs_library_code(member) for member in members)
     return isinstance(value, Library) and not value.name.endswith("()")
 
 
@@ -118,6 +127,8 @@ def one_of(values: Iterable[Value]) -> Value:
         for member in value.members if isinstance(value, OneOf) else (value,):
             if member not in found:
                 found.append(member)
+    if len(found) > 1 and CYCLE in found:
+        found.remove(CYCLE)
     if not found:
         return Unknown("bound to nothing the analysis sees")
     if len(found) == 1:
@@ -168,7 +179,7 @@ class Walked(Environment):
 
     def local(self, name: str, values: "Values") -> Optional[Value]:
         if self.scope.instance is not None and is_self(self.scope, name):
-            return Project(Instance(self.scope.instance))
+            return Project(self.scope.instance if _runs_for_the_class(self.scope) else Instance(self.scope.instance))
         scope: Optional["FunctionScope"] = self.scope
         while scope is not None:
             if name in scope.values or name in scope.entered:
@@ -178,6 +189,9 @@ class Walked(Environment):
                 return one_of(assigned + entered)
             if name in scope.parameters:
                 return self._parameter(scope, name, values)
+            imported = None if name in scope.values else values.imported_in(scope).get(name)
+            if imported is not None:
+                return values.imported(imported)
             if name in scope.assigned:
                 return Unknown("bound in a way the analysis does not follow")
             scope = scope.enclosing
@@ -212,7 +226,7 @@ class Defined(Environment):
 
     def local(self, name: str, values: "Values") -> Optional[Value]:
         if self.instance is not None and name == _receiver_name(self.function):
-            return Project(Instance(self.instance))
+            return Project(self.instance if is_classmethod(self.function) else Instance(self.instance))
         if name in _parameter_names(self.function):
             declared = values.parameter(self.function, name, self.module)
             return declared if declared is not None else Unknown("a parameter")
@@ -246,12 +260,15 @@ class Values:
         self.calls = calls
         self._depth = 0
         self._evaluating: Set[Tuple[int, int]] = set()
-        self._returns: Dict[Tuple[int, bool], Value] = {}
+        self._function_imports: Dict[int, Dict[str, str]] = {}
+        self._returns: Dict[Tuple[int, Optional[Tuple[int, str]], bool], Value] = {}
 
     def denote(self, expression: cst.BaseExpression, where: Environment) -> Value:
         key = (id(expression), id(where.module))
-        if self._depth >= MAX_DEPTH or key in self._evaluating:
-            return Unknown("a value that refers to itself, or too deep")
+        if key in self._evaluating:
+            return CYCLE
+        if self._depth >= MAX_DEPTH:
+            return Unknown("too deep a chain of bindings")
         self._depth += 1
         self._evaluating.add(key)
         try:
@@ -271,6 +288,9 @@ class Values:
         if isinstance(expression, cst.Name):
             return self._name(expression.value, where)
         if isinstance(expression, cst.Attribute):
+            inherited = self._super_attribute(expression, where)
+            if inherited is not None:
+                return inherited
             return self.attribute(self.denote(expression.value, where), expression.attr.value)
         if isinstance(expression, cst.Call):
             return self._call(expression, where)
@@ -305,7 +325,7 @@ class Values:
             return one_of(self.denote(value, module) for value in bound)
         imported = index.imports.get(name)
         if imported is not None:
-            return self._imported(imported)
+            return self.imported(imported)
         if name in _BUILTIN_NAMES and name not in index.functions and name not in index.classes:
             return Library(f"builtins.{name}")
         return Unknown("a name bound nowhere the analysis sees")
@@ -399,6 +419,23 @@ class Values:
                 return one_of(found)
         return None
 
+    def _super_attribute(self, expression: cst.Attribute, where: Environment) -> Optional[Value]:
+        """``super().save``: the project method next in the method
+        resolution order, else the library base's member; None when the
+        receiver is not ``super()`` in a walked method."""
+        receiver, name = expression.value, expression.attr.value
+        if self.calls is None or not isinstance(where, Walked) or where.scope.instance is None:
+            return None
+        if not (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super"):
+            return None
+        found = self.calls.super_member(receiver, name, where.scope)
+        if found is not None:
+            return Project(found)
+        base = self.calls.library_base(where.scope.instance)
+        if base is None or base.partition(".")[0] in catalog.MIXIN_MODULES:
+            return Unknown("a member no class along the method resolution order shows")
+        return Library(f"{base}().{name}")
+
     def _call(self, call: cst.Call, where: Environment) -> Value:
         if self.calls is not None:
             found = where.project_value(call, self.calls)
@@ -447,9 +484,10 @@ class Values:
     def returned(self, definition: Definition, entering: bool = False) -> Value:
         """The union of what a project function's ``return`` statements give
         or, ``entering`` a generator (a ``@contextmanager``), what it yields."""
-        key = (id(definition.function), entering)
+        instance = definition.instance.key if definition.instance is not None else None
+        key = (id(definition.function), instance, entering)
         if key not in self._returns:
-            self._returns[key] = Unknown("a function's result, being evaluated")
+            self._returns[key] = CYCLE
             where = Defined(definition.function, definition.module, definition.instance)
             body = definition.function.body.body
             given = list(yielded_values(body)) if entering else []
@@ -493,7 +531,17 @@ class Values:
             return container
         return Unknown("an element of a container")
 
-    def _imported(self, dotted: str) -> Value:
+    def imported_in(self, scope: "FunctionScope") -> Dict[str, str]:
+        """The names the ``import`` statements of a function bind."""
+        key = id(scope.function)
+        if key not in self._function_imports:
+            bound: Dict[str, str] = {}
+            for statement in imports_in(scope.function.body.body):
+                bound.update(import_bindings(statement, scope.index.package))
+            self._function_imports[key] = bound
+        return self._function_imports[key]
+
+    def imported(self, dotted: str) -> Value:
         """What an imported dotted name is: a library's, or what the project
         module it names binds the name to (a constant, a re-export)."""
         project = self.calls.project if self.calls is not None else None
@@ -549,6 +597,13 @@ def _class_body_values(statement: Union[cst.BaseStatement, cst.BaseSmallStatemen
         for target, value in _assignments(small)
         if isinstance(target, cst.Name) and target.value == name
     ]
+
+
+def _runs_for_the_class(scope: "FunctionScope") -> bool:
+    """Whether the method a scope is in (or a closure of) is a classmethod."""
+    while scope.enclosing is not None:
+        scope = scope.enclosing
+    return is_classmethod(scope.function)
 
 
 def _receiver_name(function: cst.FunctionDef) -> Optional[str]:

@@ -11,8 +11,13 @@ class Row(Base):
 
 
 class Note(models.Model):
+    deleted = models.DateTimeField(null=True)
     class Meta:
         app_label = "app"
+
+    def save(self, *args, **kwargs):
+        self.full_clean()  # reach: library
+        super().save(*args, **kwargs)  # reach: library library
 
 
 class Repository:
@@ -20,6 +25,10 @@ class Repository:
     # the class's making, a library call; ``self.session`` is read from it.
     def __init__(self, session: "Session | None" = None) -> None:
         self.session = session
+
+    @classmethod
+    def made(cls):
+        return cls(Session())  # reach: library library
 
     def latest(self):
         return self.session.execute(Row.created.desc())  # reach: library library

@@ -2,7 +2,7 @@ from importlib import import_module
 from typing import Dict, Optional, Union, cast
 
 from celery import shared_task
-from sqlalchemy import Connection
+from sqlalchemy import Connection, select
 from sqlalchemy.orm import Session
 
 from app.db import ReadSession, log, make_logger, session_scope
@@ -53,12 +53,30 @@ def results():
     with Session() as plain:  # reach: library
         plain.merge(Note())  # reach: library library
     note = Note()  # reach: library
-    note.save()  # reach: library
+    note.save()  # reach: followed
     Repository(session).latest()  # reach: library followed
+
+
+def accumulate(deleted: bool, limit):
+    statement = select(Note)  # reach: library
+    if not deleted:
+        statement = statement.where(Note.deleted.is_(None))  # reach: library library
+    if limit:
+        statement = statement.limit(limit)  # reach: library
+    return Repository.made().session.scalars(statement)  # reach: followed library
+
+
+def imported_here():
+    import traceback
+    from json import dumps as to_json
+
+    return to_json(traceback.format_stack())  # reach: library library
 
 
 @shared_task
 def refresh(order_id, payload):
+    imported_here()  # reach: followed
+    accumulate(False, 10)  # reach: followed
     literals(True, 1, first=order_id)  # reach: followed
     annotated(None, None, None, None, None, None, {})  # reach: followed
     results()  # reach: followed
