@@ -178,6 +178,8 @@ class Calls:
         self._parse_methods = parse_methods
         try:
             found = self._receiver_walk(func, scope) or self._resolved_walk(func, scope)
+            if isinstance(found, ProjectClass):
+                found = self._method(found, "__init__")  # ``Client(...)`` runs the project's constructor
         except _MethodLeftUnparsed:
             return UNPARSED_METHOD
         finally:
@@ -275,8 +277,12 @@ class Calls:
         """A call on ``self``/``cls`` (``self.m()``, ``self.client.send()``)
         or ``super()``, walked from the class the method runs for."""
         node, parts, calls = _spelled_chain(func)
-        if not parts or scope.instance is None:
+        if scope.instance is None:
             return None
+        if not parts:
+            # ``cls`` in a classmethod is the class (``cls(...)`` makes one).
+            runs_for_the_class = isinstance(node, cst.Name) and is_self(scope, node.value) and in_classmethod(scope)
+            return scope.instance if runs_for_the_class else None
         if isinstance(node, cst.Name) and is_self(scope, node.value):
             return self._walk_parts(Instance(scope.instance), parts, 0, calls)
         if (_is_super(node) or _is_explicit_super(node, scope)) and len(parts) == 1:
@@ -1376,6 +1382,13 @@ def _is_explicit_super(node: cst.BaseExpression, scope: "FunctionScope") -> bool
         and isinstance(node.args[1].value, cst.Name)
         and is_self(scope, node.args[1].value.value)
     )
+
+
+def in_classmethod(scope: "FunctionScope") -> bool:
+    """Whether a scope is a classmethod's (or a closure's in one)."""
+    while scope.enclosing is not None:
+        scope = scope.enclosing
+    return is_classmethod(scope.function)
 
 
 def _calls_super(node: cst.BaseExpression) -> bool:

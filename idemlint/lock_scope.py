@@ -62,8 +62,12 @@ def taken_per_item(event: Event) -> bool:
 
 
 def handed_to_other_code(event: Event, trace: Trace, knowledge: Knowledge) -> bool:
-    """Whether the lock object is passed to a call as an argument, or the
-    token a set-if-absent lock stores is passed to a task it enqueues."""
+    """Whether the lock object is passed to a call as an argument or kept
+    on an object (``self._lock = r.lock(...)``: the object's own methods,
+    which this trace does not run, take and release it), or the token a
+    set-if-absent lock stores is passed to a task it enqueues."""
+    if _kept_on_an_object(event, trace):
+        return True
     name = lock_variable(event, trace)
     token = _token_name(event, knowledge)
     for other in trace.calls():
@@ -76,6 +80,13 @@ def handed_to_other_code(event: Event, trace: Trace, knowledge: Knowledge) -> bo
             _is_name(node, token) for arg in call.args for node in descendants(arg.value)
         ):
             return True
+    return False
+
+
+def _kept_on_an_object(event: Event, trace: Trace) -> bool:
+    for other in trace.after(event):
+        if other.kind == "assign" and other.scope is event.scope and other.value is event.node:
+            return any(isinstance(target, cst.Attribute) for target in other.targets)
     return False
 
 

@@ -36,7 +36,7 @@ import libcst as cst
 from idemlint import catalog
 from idemlint.names import import_bindings
 from idemlint.calls import (
-    Definition, Instance, ProjectClass, Rows, Statements, blocks, imports_in, is_classmethod, is_self,
+    Definition, Instance, ProjectClass, Rows, Statements, blocks, imports_in, in_classmethod, is_classmethod, is_self,
     is_staticmethod, local_assignments,
     returned_values, string_annotation, union_members,
 )
@@ -179,7 +179,7 @@ class Walked(Environment):
 
     def local(self, name: str, values: "Values") -> Optional[Value]:
         if self.scope.instance is not None and is_self(self.scope, name):
-            return Project(self.scope.instance if _runs_for_the_class(self.scope) else Instance(self.scope.instance))
+            return Project(self.scope.instance if in_classmethod(self.scope) else Instance(self.scope.instance))
         scope: Optional["FunctionScope"] = self.scope
         while scope is not None:
             if name in scope.values or name in scope.entered:
@@ -597,13 +597,6 @@ def _class_body_values(statement: Union[cst.BaseStatement, cst.BaseSmallStatemen
         for target, value in _assignments(small)
         if isinstance(target, cst.Name) and target.value == name
     ]
-
-
-def _runs_for_the_class(scope: "FunctionScope") -> bool:
-    """Whether the method a scope is in (or a closure of) is a classmethod."""
-    while scope.enclosing is not None:
-        scope = scope.enclosing
-    return is_classmethod(scope.function)
 
 
 def _receiver_name(function: cst.FunctionDef) -> Optional[str]:

@@ -21,14 +21,12 @@ class Note(models.Model):
 
 
 class Repository:
-    # A constructor's body is not walked yet: ``Repository(...)`` counts as
-    # the class's making, a library call; ``self.session`` is read from it.
     def __init__(self, session: "Session | None" = None) -> None:
         self.session = session
 
     @classmethod
     def made(cls):
-        return cls(Session())  # reach: library library
+        return cls(Session())  # reach: followed library
 
     def latest(self):
         return self.session.execute(Row.created.desc())  # reach: library library

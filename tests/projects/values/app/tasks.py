@@ -54,7 +54,7 @@ def results():
         plain.merge(Note())  # reach: library library
     note = Note()  # reach: library
     note.save()  # reach: followed
-    Repository(session).latest()  # reach: library followed
+    Repository(session).latest()  # reach: followed followed
 
 
 def accumulate(deleted: bool, limit):
