@@ -24,12 +24,12 @@ import libcst as cst
 from idemlint import catalog
 from idemlint.calls import Calls, Definition, ProjectClass, bind_arguments, closure_context, known_parameters
 from idemlint.calls import UNPARSED_METHOD, fetched_instance, keywords_collected, known_truth, note_assigned
-from idemlint.calls import annotated_type, parameters
+from idemlint.calls import annotated_type, bound_locally, is_self, parameters, spelled_head
 from idemlint.dispatch import NOTHING, Picked, candidates, method_candidates
 from idemlint.findings import PAST_DEPTH, PAST_EVENTS
 from idemlint.names import Resolver, argument, children, dotted_name, import_bindings
 from idemlint.semantic import reach
-from idemlint.semantic.values import Values
+from idemlint.semantic.values import Library, Values, Walked, runs_library_code
 from idemlint.statements import is_exit
 from idemlint.tasks import ModuleIndex, Task
 
@@ -660,9 +660,13 @@ class TraceBuilder:
                 # A library object built in another project module
                 # (``from app.extensions import mail``) is called as the library's.
                 # So is a method a project class inherits from a library's.
+                # Else what the evaluator says it is, when a library's: a
+                # parameter's annotated class, ``self.http`` a constructor
+                # set from one, what a project function returns.
                 callee = (
                     self.calls.library_callee(call.func, scope)
                     or self.calls.inherited_library_method(call.func, scope)
+                    or self._library_denoted(call.func, scope)
                     or callee
                 )
             enqueued = self._enqueued(call, scope) if helper is None and not picked.complete else None
@@ -683,6 +687,20 @@ class TraceBuilder:
         # once the calls that compute the value have run.
         for named in walruses:
             self._assign(named, (named.target,), named.value, path, scope)
+
+    def _library_denoted(self, func: cst.BaseExpression, scope: FunctionScope) -> Optional[str]:
+        """The library name the evaluator gives a callee on a local name
+        (a parameter, an assignment, ``self``) whose dotted name does not
+        start in a library: one name, every path."""
+        head = spelled_head(func)
+        if not isinstance(func, cst.Attribute) or head is None:
+            return None
+        if not (bound_locally(scope, head) or is_self(scope, head)):
+            # A module-level name: Calls.library_callee has followed it,
+            # without loading what it did not need.
+            return None
+        denoted = self._values.denote(func, Walked(scope))
+        return denoted.name if isinstance(denoted, Library) and runs_library_code(denoted) else None
 
     def _resolution(
         self,

@@ -171,7 +171,7 @@ class Calls:
         method of a class not parsed yet is not parsed: the answer is
         UNPARSED_METHOD, all the caller needs to know."""
         func = call.func
-        if isinstance(func, cst.Name) and not _bound_locally(scope, func.value):
+        if isinstance(func, cst.Name) and not bound_locally(scope, func.value):
             closure = self._closure(func.value, scope)
             if closure is not None:
                 return closure
@@ -1482,7 +1482,7 @@ def _bound_in_function(scope: "FunctionScope", name: str) -> bool:
     return False
 
 
-def _bound_locally(scope: "FunctionScope", name: str) -> bool:
+def bound_locally(scope: "FunctionScope", name: str) -> bool:
     """Whether ``name`` is a local of the scope, bound or not."""
     return _bound_in_function(scope, name) or _shadowed(scope, name)
 

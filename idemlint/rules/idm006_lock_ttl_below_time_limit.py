@@ -8,7 +8,9 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.analysis import Event, Trace, call_label, source_text
-from idemlint.lock_scope import handed_to_other_code, released_where_taken, taken_per_item, work_claimed_apart
+from idemlint.lock_scope import (
+    handed_to_other_code, lock_variable, released_where_taken, taken_per_item, work_claimed_apart,
+)
 from idemlint.effects import Knowledge, is_none
 from idemlint.limits import Values, seconds_text, time_limit
 from idemlint.names import argument
@@ -100,7 +102,7 @@ def rebuild_report(report_id):
             if api is None or api.never_expires or not isinstance(call, cst.Call):
                 continue
             ttl = _ttl_argument(call, api)
-            if ttl is None or _renewed(event, call, api, calls):
+            if ttl is None or _renewed(event, call, api, calls, lock_variable(event, trace)):
                 continue
             if (
                 released_where_taken(event, trace)
@@ -152,8 +154,11 @@ def _ttl_argument(
     return value, api.ttl_keywords[0]
 
 
-def _renewed(event: Event, call: cst.Call, api: catalog.LockApi, calls: List[Event]) -> bool:
-    """Whether the lock is kept alive while held: auto-renewal, extend, expire."""
+def _renewed(
+    event: Event, call: cst.Call, api: catalog.LockApi, calls: List[Event], held_by: Optional[str]
+) -> bool:
+    """Whether the lock is kept alive while held: auto-renewal, extend, expire,
+    by what the renewal runs or on the name ``held_by`` holding the lock."""
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value in catalog.LOCK_AUTO_RENEWAL_KEYWORDS:
             if not (isinstance(arg.value, cst.Name) and arg.value.value in ("False", "None")):
@@ -166,6 +171,15 @@ def _renewed(event: Event, call: cst.Call, api: catalog.LockApi, calls: List[Eve
         if other.callee in renewals:
             return True
         func = other.node.func
+        if (
+            held_by is not None
+            and other.scope is event.scope
+            and isinstance(func, cst.Attribute)
+            and func.attr.value in catalog.LOCK_RENEWAL_METHODS
+            and isinstance(func.value, cst.Name)
+            and func.value.value == held_by
+        ):
+            return True
         if (
             key is not None
             and isinstance(func, cst.Attribute)
