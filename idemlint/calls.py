@@ -723,7 +723,14 @@ class Calls:
         no project class below defines the name."""
         if scope.instance is None or not (_is_super(receiver) or _is_explicit_super(receiver, scope)):
             return None
-        return self._method(scope.instance, name, self._defining_class(scope), below=True)
+        return self.method_below(scope.instance, name, self._defining_class(scope))
+
+    def method_below(
+        self, instance: ProjectClass, name: str, defining: Optional[Tuple[int, str]]
+    ) -> Optional[Definition]:
+        """The method ``name`` along ``instance``'s method resolution order
+        after the class ``defining`` (by its key): what ``super()`` gives."""
+        return self._method(instance, name, defining, below=True)
 
     def library_base(self, owner: ProjectClass) -> Optional[str]:
         """The first base along the class's method resolution order that is

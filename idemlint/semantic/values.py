@@ -93,6 +93,8 @@ NONE = Builtin("NoneType")
 # the bindings); alone it is unknown.
 CYCLE = Unknown("a value that refers to itself")
 _BUILTIN_NAMES: FrozenSet[str] = frozenset(dir(builtins))
+# What every object has (``super().__init__()`` on a class with no other base).
+_OBJECT_MEMBERS: FrozenSet[str] = frozenset(dir(object))
 # How many evaluations may nest (a name's value's name's value...): past it
 # the answer is unknown, which also ends names that refer to each other.
 MAX_DEPTH = 16
@@ -154,6 +156,11 @@ class Environment:
         """The project value ``expression`` resolves to, if any."""
         raise NotImplementedError
 
+    def method_frame(self) -> Optional[Tuple[ProjectClass, Optional[Tuple[int, str]]]]:
+        """In a method: the class of the instance it runs for, and the key
+        of the class whose body defines it (what ``super()`` starts after)."""
+        return None
+
 
 class ModuleLevel(Environment):
     """Module scope: a module's constants, imports and definitions."""
@@ -210,6 +217,14 @@ class Walked(Environment):
         found = calls.value_of(expression, self.scope)
         return Project(found) if found is not None else None
 
+    def method_frame(self) -> Optional[Tuple[ProjectClass, Optional[Tuple[int, str]]]]:
+        outermost = self.scope
+        while outermost.enclosing is not None:
+            outermost = outermost.enclosing
+        if self.scope.instance is None or outermost.owner is None:
+            return None
+        return self.scope.instance, (id(outermost.module), outermost.owner.name.value)
+
 
 class Defined(Environment):
     """A function's body read whole, outside any walk (a factory's
@@ -217,11 +232,16 @@ class Defined(Environment):
     its parameters' annotations."""
 
     def __init__(
-        self, function: cst.FunctionDef, module: "LoadedModule", instance: Optional[ProjectClass] = None
+        self,
+        function: cst.FunctionDef,
+        module: "LoadedModule",
+        instance: Optional[ProjectClass] = None,
+        owner: Optional[cst.ClassDef] = None,
     ) -> None:
         self.function = function
         self.module = module
         self.instance = instance
+        self.owner = owner
         self._assignments: Optional[Dict[str, List[cst.BaseExpression]]] = None
 
     def local(self, name: str, values: "Values") -> Optional[Value]:
@@ -234,6 +254,11 @@ class Defined(Environment):
         if assigned is None:
             return None
         return one_of(values.denote(value, self) for value in assigned)
+
+    def method_frame(self) -> Optional[Tuple[ProjectClass, Optional[Tuple[int, str]]]]:
+        if self.instance is None or self.owner is None:
+            return None
+        return self.instance, (id(self.module), self.owner.name.value)
 
     def _assigned(self) -> Dict[str, List[cst.BaseExpression]]:
         if self._assignments is None:
@@ -414,27 +439,32 @@ class Values:
                     found.append(self.denote(value, ModuleLevel(owner.module)))
             if instance:
                 for method, value in _self_assignments(owner.node, name):
-                    found.append(self.denote(value, Defined(method, owner.module, klass)))
+                    found.append(self.denote(value, Defined(method, owner.module, klass, owner.node)))
             if found:
                 return one_of(found)
         return None
 
     def _super_attribute(self, expression: cst.Attribute, where: Environment) -> Optional[Value]:
         """``super().save``: the project method next in the method
-        resolution order, else the library base's member; None when the
-        receiver is not ``super()`` in a walked method."""
+        resolution order, else the library base's member (a builtin base's
+        too: ``Exception``); None when the receiver is not ``super()`` in a
+        method whose class is known."""
         receiver, name = expression.value, expression.attr.value
-        if self.calls is None or not isinstance(where, Walked) or where.scope.instance is None:
-            return None
         if not (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super"):
             return None
-        found = self.calls.super_member(receiver, name, where.scope)
+        frame = where.method_frame()
+        if self.calls is None or frame is None:
+            return None
+        instance, defining = frame
+        found = self.calls.method_below(instance, name, defining)
         if found is not None:
             return Project(found)
-        base = self.calls.library_base(where.scope.instance)
-        if base is None or base.partition(".")[0] in catalog.MIXIN_MODULES:
-            return Unknown("a member no class along the method resolution order shows")
-        return Library(f"{base}().{name}")
+        base = self.calls.library_base(instance)
+        if base is not None and base.partition(".")[0] not in catalog.MIXIN_MODULES:
+            return Library(f"{base}().{name}")
+        if name in _OBJECT_MEMBERS or _builtin_base(instance, self.calls):
+            return Library(f"builtins.object().{name}")
+        return Unknown("a member no class along the method resolution order shows")
 
     def _call(self, call: cst.Call, where: Environment) -> Value:
         if self.calls is not None:
@@ -488,7 +518,7 @@ class Values:
         key = (id(definition.function), instance, entering)
         if key not in self._returns:
             self._returns[key] = CYCLE
-            where = Defined(definition.function, definition.module, definition.instance)
+            where = Defined(definition.function, definition.module, definition.instance, definition.owner)
             body = definition.function.body.body
             given = list(yielded_values(body)) if entering else []
             given = given or list(returned_values(body))
@@ -597,6 +627,16 @@ def _class_body_values(statement: Union[cst.BaseStatement, cst.BaseSmallStatemen
         for target, value in _assignments(small)
         if isinstance(target, cst.Name) and target.value == name
     ]
+
+
+def _builtin_base(klass: ProjectClass, calls: "Calls") -> bool:
+    """Whether a class or a project base names a builtin class among its
+    bases (``Exception``, ``dict``)."""
+    return any(
+        isinstance(base.value, cst.Name) and base.value.value in _BUILTIN_NAMES
+        for owner in calls.method_order(klass)
+        for base in owner.node.bases
+    )
 
 
 def _receiver_name(function: cst.FunctionDef) -> Optional[str]:

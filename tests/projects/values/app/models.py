@@ -1,6 +1,6 @@
 from django.db import models
 from sqlalchemy.orm import Session
-from sqlalchemy import Column, DateTime
+from sqlalchemy import Column, DateTime, select
 from sqlalchemy.orm import declarative_base
 
 Base = declarative_base()
@@ -30,3 +30,25 @@ class Repository:
 
     def latest(self):
         return self.session.execute(Row.created.desc())  # reach: library library
+
+
+class BaseQueries:
+    def base_statement(self):
+        return select(Row)  # reach: library
+
+
+class SoftDeleteQueries:
+    def base_statement(self):
+        statement = super().base_statement()  # reach: library followed
+        return statement.where(Row.created.is_(None))  # reach: library library
+
+
+class NoteQueries(SoftDeleteQueries, BaseQueries):
+    def latest(self):
+        return self.base_statement().limit(1)  # reach: followed library
+
+
+class SyncFailed(Exception):
+    def __init__(self, reason):
+        super().__init__(reason)  # reach: library library
+        self.reason = reason

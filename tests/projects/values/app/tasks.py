@@ -7,7 +7,7 @@ from sqlalchemy.orm import Session
 
 from app.db import ReadSession, log, make_logger, session_scope
 from app.helpers import connect, forward, run_query
-from app.models import Note, Repository
+from app.models import Note, NoteQueries, Repository, SyncFailed
 
 
 def literals(flag, *args, **kwargs):
@@ -63,6 +63,9 @@ def accumulate(deleted: bool, limit):
         statement = statement.where(Note.deleted.is_(None))  # reach: library library
     if limit:
         statement = statement.limit(limit)  # reach: library
+    NoteQueries().latest()  # reach: library followed
+    if limit < 0:
+        raise SyncFailed("negative limit")  # reach: followed
     return Repository.made().session.scalars(statement)  # reach: followed library
 
 
