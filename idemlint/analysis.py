@@ -22,14 +22,14 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional,
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.calls import Calls, Definition, ProjectClass, bind_arguments, closure_context, known_parameters
+from idemlint.calls import Calls, Definition, Instance, ProjectClass, bind_arguments, closure_context, known_parameters
 from idemlint.calls import UNPARSED_METHOD, fetched_instance, keywords_collected, known_truth, note_assigned
 from idemlint.calls import annotated_type, bound_locally, is_self, parameters, spelled_head
 from idemlint.dispatch import NOTHING, Picked, candidates, method_candidates
 from idemlint.findings import PAST_DEPTH, PAST_EVENTS
 from idemlint.names import Resolver, argument, children, dotted_name, import_bindings
 from idemlint.semantic import reach
-from idemlint.semantic.values import Library, Values, Walked, runs_library_code
+from idemlint.semantic.values import Library, ProjectValue, Values, Walked, runs_library_code
 from idemlint.statements import is_exit
 from idemlint.tasks import ModuleIndex, Task
 
@@ -103,6 +103,8 @@ class FunctionScope:
     arguments: Dict[str, List[Tuple[cst.BaseExpression, "FunctionScope"]]] = field(default_factory=dict)
     # The context managers each ``with ... as name`` entered so far.
     entered: Dict[str, List[cst.BaseExpression]] = field(default_factory=dict)
+    # What each ``for name in ...`` iterated over so far.
+    iterated: Dict[str, List[cst.BaseExpression]] = field(default_factory=dict)
 
     @property
     def index(self) -> ModuleIndex:
@@ -588,9 +590,25 @@ class TraceBuilder:
         if isinstance(node, cst.For):
             self._emit("loop", node, scope, test_path, value=node.iter)
             note_assigned(scope.assigned, node.target)
+            if isinstance(node.target, cst.Name):
+                self._bind_element(node.target.value, node.iter, scope)
         self._block(node.body.body, id(node), "Loop", "body", path, scope)
         if node.orelse is not None:
             self._block(node.orelse.body.body, id(node), "Loop", "orelse", path, scope)
+
+    def _bind_element(self, name: str, iterated: cst.BaseExpression, scope: FunctionScope) -> None:
+        """``for order in Order.objects.filter(...)``: each ``order`` is a
+        model instance the query fetched, spelled as the ORM call that
+        fetches one (``order.m()`` runs ``Order.m``)."""
+        scope.iterated.setdefault(name, []).append(iterated)
+        while isinstance(iterated, cst.Subscript) and all(isinstance(i.slice, cst.Slice) for i in iterated.slice):
+            iterated = iterated.value  # ``rows[:100]``: the rows still
+        element = self._values.element(self._values.denote(iterated, Walked(scope)))
+        resolved = scope.resolver.resolve(iterated)
+        if isinstance(element, ProjectValue) and isinstance(element.value, Instance) and resolved is not None:
+            scope.resolver.bindings[name] = f"{resolved}.get()"
+        else:
+            scope.resolver.bindings.pop(name, None)  # no longer what it was bound to before the loop
 
     def _with(self, node: cst.With, path: Tuple[Step, ...], scope: FunctionScope) -> None:
         transactional = default = False

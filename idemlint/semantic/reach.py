@@ -36,7 +36,7 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.calls import Definition, ProjectClass, Rows, defines
-from idemlint.semantic.values import Project, Values, Walked, runs_library_code
+from idemlint.semantic.values import ProjectValue, Values, Walked, runs_library_code
 
 if TYPE_CHECKING:
     from idemlint.analysis import FunctionScope, Trace
@@ -70,7 +70,7 @@ def unfollowed_call(
     value = calls.value_of(call.func, scope)
     if value is None:
         denoted = values.denote(call.func, Walked(scope))
-        if isinstance(denoted, Project) and isinstance(denoted.value, ProjectClass):
+        if isinstance(denoted, ProjectValue) and isinstance(denoted.value, ProjectClass):
             value = denoted.value  # ``cls(...)`` in a classmethod
         elif runs_library_code(denoted):
             return LIBRARY  # a library's or a builtin object's method, a library function

@@ -2,7 +2,7 @@
 
 A value is one of
 
-- :class:`Project`: a function, class, instance, module or model manager of
+- :class:`ProjectValue`: a function, class, instance, module or model manager of
   the project (what :class:`idemlint.calls.Calls` resolves);
 - :class:`Library`: an object from outside the project (a library's
   function, class or module, an instance of a library class, what a
@@ -71,7 +71,7 @@ class Library:
 
 
 @dataclass(frozen=True)
-class Project:
+class ProjectValue:
     """A value of the project, as :class:`idemlint.calls.Calls` resolves it."""
 
     value: Union["LoadedModule", ProjectClass, Instance, Definition, Rows]
@@ -84,7 +84,7 @@ class OneOf:
     members: Tuple["Value", ...]
 
 
-Value = Union[Unknown, Builtin, Library, Project, OneOf]
+Value = Union[Unknown, Builtin, Library, ProjectValue, OneOf]
 
 NONE = Builtin("NoneType")
 # What a value being evaluated is, asked again inside its own evaluation
@@ -173,7 +173,7 @@ class ModuleLevel(Environment):
 
     def project_value(self, expression: cst.BaseExpression, calls: "Calls") -> Optional[Value]:
         found = calls.module_value(expression, self.module)
-        return Project(found) if found is not None else None
+        return ProjectValue(found) if found is not None else None
 
 
 class Walked(Environment):
@@ -186,14 +186,15 @@ class Walked(Environment):
 
     def local(self, name: str, values: "Values") -> Optional[Value]:
         if self.scope.instance is not None and is_self(self.scope, name):
-            return Project(self.scope.instance if in_classmethod(self.scope) else Instance(self.scope.instance))
+            return ProjectValue(self.scope.instance if in_classmethod(self.scope) else Instance(self.scope.instance))
         scope: Optional["FunctionScope"] = self.scope
         while scope is not None:
-            if name in scope.values or name in scope.entered:
+            if name in scope.values or name in scope.entered or name in scope.iterated:
                 here = Walked(scope)
                 assigned = [values.denote(value, here) for value in scope.values.get(name, ())]
                 entered = [values.entered(manager, here) for manager in scope.entered.get(name, ())]
-                return one_of(assigned + entered)
+                elements = [values.element(values.denote(over, here)) for over in scope.iterated.get(name, ())]
+                return one_of(assigned + entered + elements)
             if name in scope.parameters:
                 return self._parameter(scope, name, values)
             imported = None if name in scope.values else values.imported_in(scope).get(name)
@@ -215,7 +216,7 @@ class Walked(Environment):
 
     def project_value(self, expression: cst.BaseExpression, calls: "Calls") -> Optional[Value]:
         found = calls.value_of(expression, self.scope)
-        return Project(found) if found is not None else None
+        return ProjectValue(found) if found is not None else None
 
     def method_frame(self) -> Optional[Tuple[ProjectClass, Optional[Tuple[int, str]]]]:
         outermost = self.scope
@@ -246,7 +247,7 @@ class Defined(Environment):
 
     def local(self, name: str, values: "Values") -> Optional[Value]:
         if self.instance is not None and name == _receiver_name(self.function):
-            return Project(self.instance if is_classmethod(self.function) else Instance(self.instance))
+            return ProjectValue(self.instance if is_classmethod(self.function) else Instance(self.instance))
         if name in _parameter_names(self.function):
             declared = values.parameter(self.function, name, self.module)
             return declared if declared is not None else Unknown("a parameter")
@@ -272,7 +273,7 @@ class Defined(Environment):
         if isinstance(head, cst.Name) and (head.value in _parameter_names(self.function) or head.value in self._assigned()):
             return None  # a local: the module's binding of the name is hidden
         found = calls.module_value(expression, self.module)
-        return Project(found) if found is not None else None
+        return ProjectValue(found) if found is not None else None
 
 
 # -- the evaluator -----------------------------------------------------------
@@ -330,7 +331,11 @@ class Values:
         if isinstance(expression, (cst.BinaryOperation, cst.Comparison, cst.UnaryOperation)):
             return self._operation(expression, where)
         if isinstance(expression, cst.Subscript):
-            return self._element(self.denote(expression.value, where))
+            container = self.denote(expression.value, where)
+            if any(isinstance(item.slice, cst.Slice) for item in expression.slice):
+                # ``rows[:10]`` is rows still, ``name[1:]`` a string.
+                return container if isinstance(container, (Builtin, ProjectValue)) else Unknown("a slice")
+            return self.element(container)
         return Unknown(f"a {type(expression).__name__} expression")
 
     # -- names ---------------------------------------------------------------
@@ -402,17 +407,21 @@ class Values:
             return Library(f"{value.name}.{name}")
         if isinstance(value, Builtin):
             return Library(f"builtins.{value.kind or 'object'}.{name}")
-        if isinstance(value, Project) and self.calls is not None:
+        if isinstance(value, ProjectValue) and self.calls is not None:
             return self._project_attribute(value, name)
         return value if isinstance(value, Unknown) else Unknown("an attribute of a value not known")
 
-    def _project_attribute(self, value: Project, name: str) -> Value:
+    def _project_attribute(self, value: ProjectValue, name: str) -> Value:
         """A member of a project class or instance that the project does not
         define as a method: what the class assigns it, else what a library
         base gives it."""
         assert self.calls is not None
         target = value.value
         if isinstance(target, Rows):
+            # Django's own query methods, as Calls reads them; a custom
+            # manager's method is the project's, not known here.
+            if not target.method and name in catalog.ORM_QUERYSET_METHODS | catalog.ORM_INSTANCE_METHODS:
+                return ProjectValue(Rows(target.of, name))
             return Unknown("a method of a model manager that is not Django's")
         if not isinstance(target, (Instance, ProjectClass)):
             return Unknown(f"an attribute {name!r} the project does not define")
@@ -458,7 +467,7 @@ class Values:
         instance, defining = frame
         found = self.calls.method_below(instance, name, defining)
         if found is not None:
-            return Project(found)
+            return ProjectValue(found)
         base = self.calls.library_base(instance)
         if base is not None and base.partition(".")[0] not in catalog.MIXIN_MODULES:
             return Library(f"{base}().{name}")
@@ -479,12 +488,16 @@ class Values:
             return one_of(self.called(member, call, where) for member in value.members)
         if isinstance(value, Library):
             return self._library_result(value.name, call, where)
-        if isinstance(value, Project):
+        if isinstance(value, ProjectValue):
             target = value.value
             if isinstance(target, ProjectClass):
-                return Project(Instance(target))
+                return ProjectValue(Instance(target))
             if isinstance(target, Definition):
                 return self.returned(target)
+            if isinstance(target, Rows) and target.method in catalog.ORM_QUERYSET_METHODS:
+                return ProjectValue(Rows(target.of))
+            if isinstance(target, Rows) and target.method in catalog.ORM_INSTANCE_METHODS:
+                return ProjectValue(Instance(target.of))
         return Unknown("what a call of a value not known returns")
 
     def _library_result(self, name: str, call: Optional[cst.Call], where: Environment) -> Value:
@@ -533,7 +546,7 @@ class Values:
         manager function yields; a library's context manager's own object."""
         if isinstance(manager, cst.Call):
             function = self.denote(manager.func, where)
-            if isinstance(function, Project) and isinstance(function.value, Definition):
+            if isinstance(function, ProjectValue) and isinstance(function.value, Definition):
                 return self.returned(function.value, entering=True)
         made = self.denote(manager, where)
         if isinstance(made, Library):
@@ -556,9 +569,16 @@ class Values:
         return Builtin(left.kind) if isinstance(left, Builtin) else Unknown("an operator a class may define")
 
     @staticmethod
-    def _element(container: Value) -> Value:
+    def element(container: Value) -> Value:
+        """What iterating or indexing ``container`` gives: a character of a
+        string, a model instance of a query's rows; else unknown (a
+        container may hold anything, the project's functions too)."""
+        if isinstance(container, OneOf):
+            return one_of(Values.element(member) for member in container.members)
         if isinstance(container, Builtin) and container.kind in ("str", "bytes"):
             return container
+        if isinstance(container, ProjectValue) and isinstance(container.value, Rows) and not container.value.method:
+            return ProjectValue(Instance(container.value.of))
         return Unknown("an element of a container")
 
     def imported_in(self, scope: "FunctionScope") -> Dict[str, str]:

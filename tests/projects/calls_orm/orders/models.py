@@ -21,5 +21,14 @@ class Order(AuditedModel):
     def send_confirmation(self):
         send_mail("Confirmed", f"Order {self.pk}", None, [self.email])  # expect: IDM013
 
+    def send_survey(self):
+        send_mail("Survey", f"Order {self.pk}", None, [self.email])  # expect: IDM013
+
+    def send_apology(self):
+        send_mail("Sorry", f"Order {self.pk}", None, [self.email])  # expect: IDM013
+
+    def send_digest_line(self):
+        send_mail("Digest", f"Order {self.pk}", None, [self.email])
+
     def summary(self):
         return f"Order {self.pk}"

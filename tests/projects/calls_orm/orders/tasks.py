@@ -47,3 +47,22 @@ def describe(order_id):
 @shared_task
 def count(email):
     return Order.objects.filter(email=email).count()
+
+
+@shared_task
+def survey(emails):
+    for order in Order.objects.filter(email__in=emails):
+        order.send_survey()
+
+
+@shared_task
+def apologise(emails):
+    late = models.Order.objects.filter(email__in=emails).select_related()
+    for order in late[:50]:
+        order.send_apology()
+
+
+@shared_task
+def digest(emails):
+    for line in Order.objects.filter(email__in=emails).values("email"):
+        line.send_digest_line()

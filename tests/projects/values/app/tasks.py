@@ -69,6 +69,13 @@ def accumulate(deleted: bool, limit):
     return Repository.made().session.scalars(statement)  # reach: followed library
 
 
+def rows(ids):
+    for note in Note.objects.filter(pk__in=ids)[:10]:  # reach: library
+        note.full_clean()  # reach: library
+    for letter in "abc":
+        letter.upper()  # reach: library
+
+
 def imported_here():
     import traceback
     from json import dumps as to_json
@@ -79,6 +86,7 @@ def imported_here():
 @shared_task
 def refresh(order_id, payload):
     imported_here()  # reach: followed
+    rows([order_id])  # reach: followed
     accumulate(False, 10)  # reach: followed
     literals(True, 1, first=order_id)  # reach: followed
     annotated(None, None, None, None, None, None, {})  # reach: followed
