@@ -1046,6 +1046,26 @@ MIXIN_MODULES = frozenset({"abc", "typing", "typing_extensions", "collections", 
 # What the built-in side effects are called by, for :func:`method_names`.
 EFFECT_PATTERNS = tuple(e.pattern for e in KEYABLE_EFFECTS) + tuple(e.pattern for e in NON_KEYABLE_EFFECTS)
 
+
+def _library_roots(patterns: Tuple[str, ...]) -> FrozenSet[str]:
+    """The top-level modules ``patterns`` name (``zenpy`` for
+    ``zenpy.*Zenpy().{tickets,requests}.create``; none for ``*gateway*``)."""
+    roots: Set[str] = set()
+    for pattern in patterns:
+        # The first segment's alternatives say it: ``{slack_sdk,slack}.*()...``.
+        segments = _brace_choices(pattern)
+        first = segments[0] if segments else ()
+        rest = segments[1][0] if len(segments) > 1 and len(segments[1]) == 1 else ""
+        for choice in first:
+            root = (choice if "." in choice or not rest else choice + rest).split(".", 1)[0]
+            if root and not any(char in root for char in "*?[("):
+                roots.add(root)
+    return frozenset(roots)
+
+
+# The libraries whose side effects the catalogue lists: API clients.
+EFFECT_LIBRARY_ROOTS = _library_roots(EFFECT_PATTERNS)
+
 # RFC 9110 section 9.2.2: PUT and DELETE are idempotent (a second request
 # leaves the state the first one left), as are the safe methods; POST and
 # PATCH are not, and they are the keyable HTTP effects.
@@ -1741,6 +1761,13 @@ LOADS_BY_NAME = frozenset(
         "builtins.type", "builtins.super", "builtins.__import__", "builtins.eval", "builtins.compile",
     }
 )
+
+# Libraries whose ``update()`` on a query is a conditional UPDATE that can
+# claim rows (Django's QuerySet.update, SQLAlchemy's Query.update and
+# update(), peewee, Tortoise, SQLModel, mongoengine): an API client's
+# ``update`` (zenpy's ``users.update(user)``, a library of
+# EFFECT_LIBRARY_ROOTS not here) claims nothing.
+QUERY_LIBRARIES = frozenset({"django", "sqlalchemy", "peewee", "tortoise", "sqlmodel", "mongoengine", "flask_sqlalchemy"})
 
 # Calls that add an object to a list (the objects a bulk write takes).
 LIST_ADDS = frozenset({"append", "extend", "add"})

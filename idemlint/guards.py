@@ -167,8 +167,9 @@ class Guards:
         ):
             return True
         if method in ("update", "aupdate") and not event.discarded:
-            # claimed = Order.objects.filter(pk=pk, state="new").update(state="sending")
-            return _is_conditional_update(call)
+            # claimed = Order.objects.filter(pk=pk, state="new").update(state="sending");
+            # a client's ``users.update(user)`` (an API call) claims nothing.
+            return _is_conditional_update(call) and not self._another_library(event)
         if method in catalog.SQL_EXECUTE_METHODS and call.args:
             if self.inserts_for_good(event):
                 return True
@@ -176,6 +177,17 @@ class Guards:
             text = self.knowledge.string_value(statement, event.scope)
             return text is not None and claims_in_sql(text)
         return False
+
+    @staticmethod
+    def _another_library(event: Event) -> bool:
+        """Whether a call is known to run an API client's code: its name
+        starts with a library the catalogue lists effects of
+        (:data:`catalog.EFFECT_LIBRARY_ROOTS`), not a database's
+        (:data:`catalog.QUERY_LIBRARIES`).  A name the analysis cannot place
+        (a module of the user's own, when one file is linted alone) is
+        not one."""
+        head = (event.callee or "").split(".", 1)[0]
+        return head in catalog.EFFECT_LIBRARY_ROOTS and head not in catalog.QUERY_LIBRARIES
 
     def inserts_for_good(self, event: Event) -> bool:
         """``execute(insert(T).values(...).on_conflict_do_nothing().returning(...))``
