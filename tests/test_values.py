@@ -198,3 +198,24 @@ def test_values_that_refer_to_themselves_end(tmp_path: pathlib.Path) -> None:
     assert _denoted(values, module, "countdown(3)") == Library("sqlalchemy.select()")
     assert isinstance(_denoted(values, module, "N0"), Unknown)
     assert _denoted(values, module, f"N{MAX_DEPTH * 2 - 2}") == Builtin("str")
+
+
+def test_a_name_reached_through_many_paths_is_evaluated_once(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each name bound on both branches to the one before: 2**16 paths to
+    the first, one evaluation each (counted, not timed)."""
+    lines = ["import requests", "N0 = requests.Session()"]
+    for n in range(1, 17):
+        lines += ["if FLAG:", f"    N{n} = N{n - 1}", "else:", f"    N{n} = N{n - 1} or N{n - 1}"]
+    values, module = _module(tmp_path, {"app/__init__.py": "", "app/chain.py": "\n".join(lines) + "\n"}, "app.chain")
+    evaluated: List[str] = []
+    original = Values._denote
+
+    def counted(self: Values, expression: cst.BaseExpression, where: ModuleLevel) -> Value:
+        evaluated.append(type(expression).__name__)
+        return original(self, expression, where)
+
+    monkeypatch.setattr(Values, "_denote", counted)
+    assert _denoted(values, module, "N16.post") == Library("requests.Session().post")
+    assert len(evaluated) < 100

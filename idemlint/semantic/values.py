@@ -97,7 +97,7 @@ _BUILTIN_NAMES: FrozenSet[str] = frozenset(dir(builtins))
 _OBJECT_MEMBERS: FrozenSet[str] = frozenset(dir(object))
 # How many evaluations may nest (a name's value's name's value...): past it
 # the answer is unknown, which also ends names that refer to each other.
-MAX_DEPTH = 16
+MAX_DEPTH = 48
 # At most this many possibilities are kept; more is as good as unknown.
 MAX_MEMBERS = 8
 
@@ -144,9 +144,15 @@ def one_of(values: Iterable[Value]) -> Value:
 
 
 class Environment:
-    """Where an expression is written: the bindings its names see."""
+    """Where an expression is written: the bindings its names see.
+    ``stable``: they do not change while the evaluator lives."""
 
     module: "LoadedModule"
+    stable = True
+
+    def identity(self) -> Tuple[object, ...]:
+        """Which environment this is, for remembering answers."""
+        raise NotImplementedError
 
     def local(self, name: str, values: "Values") -> Optional[Value]:
         """What ``name`` is bound to here, or None when it is not a local."""
@@ -168,6 +174,9 @@ class ModuleLevel(Environment):
     def __init__(self, module: "LoadedModule") -> None:
         self.module = module
 
+    def identity(self) -> Tuple[object, ...]:
+        return ("module", id(self.module))
+
     def local(self, name: str, values: "Values") -> Optional[Value]:
         return None
 
@@ -180,9 +189,14 @@ class Walked(Environment):
     """A function scope a trace walks: the values assigned so far on the
     walk, the arguments its walked callers passed, its annotations."""
 
+    stable = False  # the walk binds more as it goes
+
     def __init__(self, scope: "FunctionScope") -> None:
         self.scope = scope
         self.module = scope.module
+
+    def identity(self) -> Tuple[object, ...]:
+        return ("walked", id(self.scope))
 
     def local(self, name: str, values: "Values") -> Optional[Value]:
         if self.scope.instance is not None and is_self(self.scope, name):
@@ -245,6 +259,10 @@ class Defined(Environment):
         self.owner = owner
         self._assignments: Optional[Dict[str, List[cst.BaseExpression]]] = None
 
+    def identity(self) -> Tuple[object, ...]:
+        instance = self.instance.key if self.instance is not None else None
+        return ("defined", id(self.function), instance, id(self.owner))
+
     def local(self, name: str, values: "Values") -> Optional[Value]:
         if self.instance is not None and name == _receiver_name(self.function):
             return ProjectValue(self.instance if is_classmethod(self.function) else Instance(self.instance))
@@ -285,23 +303,49 @@ class Values:
     def __init__(self, calls: Optional["Calls"]) -> None:
         self.calls = calls
         self._depth = 0
-        self._evaluating: Set[Tuple[int, int]] = set()
+        self._evaluating: Set[Tuple[int, Tuple[object, ...]]] = set()
         self._function_imports: Dict[int, Dict[str, str]] = {}
+        self._answers: Dict[Tuple[int, Tuple[object, ...]], Tuple[cst.BaseExpression, Value]] = {}
+        self._asked: Dict[Tuple[int, Tuple[object, ...]], Tuple[cst.BaseExpression, Value]] = {}
+        self._cycles = 0
         self._returns: Dict[Tuple[int, Optional[Tuple[int, str]], bool], Value] = {}
 
     def denote(self, expression: cst.BaseExpression, where: Environment) -> Value:
-        key = (id(expression), id(where.module))
+        """What ``expression`` written in ``where`` denotes.  Answers are
+        remembered for the question being asked (a walk's bindings grow
+        between questions) and, when no cycle cut them short, for as long
+        as this evaluator lives where the bindings cannot change (module
+        level, a function read whole): a name reached through many paths
+        costs one evaluation."""
+        key = (id(expression), where.identity())
+        known = self._answers.get(key)
+        if known is None and self._depth > 0:
+            known = self._asked.get(key)
+        if known is not None:
+            return known[1]
         if key in self._evaluating:
+            self._cycles += 1
             return CYCLE
         if self._depth >= MAX_DEPTH:
             return Unknown("too deep a chain of bindings")
+        if self._depth == 0:
+            self._asked = {}
         self._depth += 1
         self._evaluating.add(key)
+        cycles = self._cycles
         try:
-            return self._denote(expression, where)
+            value = self._denote(expression, where)
         finally:
             self._depth -= 1
             self._evaluating.discard(key)
+        # The node is kept with its answer: an id is a node's only while it
+        # lives.  Within one question an answer a cycle cut short stands
+        # (one pass, as a least fixpoint is approximated); across questions
+        # only a complete one.
+        self._asked[key] = (expression, value)
+        if where.stable and self._cycles == cycles:
+            self._answers[key] = (expression, value)
+        return value
 
     def _denote(self, expression: cst.BaseExpression, where: Environment) -> Value:
         literal = _literal_kind(expression)
@@ -539,6 +583,8 @@ class Values:
                 one_of(self.denote(value, where) if value is not None else NONE for value in given)
                 if given else NONE
             )
+        elif self._returns[key] is CYCLE:
+            self._cycles += 1  # asked inside its own evaluation
         return self._returns[key]
 
     def entered(self, manager: cst.BaseExpression, where: Environment) -> Value:
