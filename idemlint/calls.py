@@ -55,6 +55,7 @@ from idemlint.segments import Outline
 if TYPE_CHECKING:
     from idemlint.analysis import FunctionScope
     from idemlint.project import LoadedModule, Project
+    from idemlint.semantic.values import ClassAssignments
 
 # How many names (re-exports, module-level instances, factories) one
 # resolution may pass through: a cycle of imports ends here.
@@ -157,6 +158,10 @@ class Calls:
         self._orders: Dict[Tuple[int, str], List[ProjectClass]] = {}
         self._assignments: Dict[Tuple[int, str], Dict[str, List[cst.BaseExpression]]] = {}
         self._library_bases: Dict[Tuple[int, str], Optional[str]] = {}
+        # What each class assigns a name (idemlint.semantic.values), by its key and the name.
+        self.class_assignments: Dict[Tuple[Tuple[int, str], str], "ClassAssignments"] = {}
+        # Of a class left unparsed: the statements of its body that assign each name.
+        self.assigning_members: Dict[Tuple[int, str], Dict[str, List[ast.stmt]]] = {}
         # How many expressions are being evaluated, one inside another (a
         # class's bases, an attribute's value, a factory's return): past
         # MAX_NESTING, code whose names refer to each other in a loop ends.

@@ -27,9 +27,10 @@ members, and module-level names.
 
 from __future__ import annotations
 
+import ast
 import builtins
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple, Union
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -487,15 +488,36 @@ class Values:
         assert self.calls is not None
         found: List[Value] = []
         for owner in self.calls.method_order(klass):
-            for statement in owner.node.body.body:
-                for value in _class_body_values(statement, name):
-                    found.append(self.denote(value, ModuleLevel(owner.module)))
+            assigned = self._assignments_of(owner, name)
+            for value in assigned.in_body.get(name, ()):
+                found.append(self.denote(value, ModuleLevel(owner.module)))
             if instance:
-                for method, value in _self_assignments(owner.node, name):
-                    found.append(self.denote(value, Defined(method, owner.module, klass, owner.node)))
+                for method, value, defining in assigned.on_self.get(name, ()):
+                    found.append(self.denote(value, Defined(method, owner.module, klass, defining)))
             if found:
                 return one_of(found)
         return None
+
+    def _assignments_of(self, klass: ProjectClass, name: str) -> "ClassAssignments":
+        """The statements of a class that assign ``name``, read once a run
+        (kept by Calls).  Of a class libcst has not parsed, only those
+        members are parsed (:meth:`idemlint.segments.Outline.parse_member`):
+        most attributes asked are assigned nowhere, or in one method."""
+        assert self.calls is not None
+        index = self.calls.class_assignments
+        key = (klass.key, name)
+        if key not in index:
+            outline = klass.outline
+            parsed: Optional[List[Optional[cst.ClassDef]]] = None
+            if outline is not None and isinstance(outline.statement, ast.ClassDef):
+                members = self.calls.assigning_members
+                if klass.key not in members:
+                    members[klass.key] = _members_by_name(outline.statement)
+                parsed = [outline.parse_member(member) for member in members[klass.key].get(name, ())]
+            if parsed is None or any(part is None for part in parsed):
+                parsed = [klass.node]
+            index[key] = ClassAssignments.of([part for part in parsed if part is not None])
+        return index[key]
 
     def _super_attribute(self, expression: cst.Attribute, where: Environment) -> Optional[Value]:
         """``super().save``: the project method next in the method
@@ -682,19 +704,6 @@ def _parameter_names(function: cst.FunctionDef) -> FrozenSet[str]:
     return frozenset(names)
 
 
-def _class_body_values(statement: Union[cst.BaseStatement, cst.BaseSmallStatement], name: str) -> List[cst.BaseExpression]:
-    """The values a class body statement assigns ``name`` (``x = Column()``,
-    ``x: Mapped[int] = mapped_column()``)."""
-    if not isinstance(statement, cst.SimpleStatementLine):
-        return []
-    return [
-        value
-        for small in statement.body
-        for target, value in _assignments(small)
-        if isinstance(target, cst.Name) and target.value == name
-    ]
-
-
 def _builtin_base(klass: ProjectClass, calls: "Calls") -> bool:
     """Whether a class or a project base names a builtin class among its
     bases (``Exception``, ``dict``)."""
@@ -712,29 +721,80 @@ def _receiver_name(function: cst.FunctionDef) -> Optional[str]:
     return first[0].name.value if first and not is_staticmethod(function) else None
 
 
-def _self_assignments(klass: cst.ClassDef, name: str) -> Iterator[Tuple[cst.FunctionDef, cst.BaseExpression]]:
-    """Every ``self.<name> = value`` in the class's own methods, in any block."""
-    for method in klass.body.body:
-        if isinstance(method, cst.FunctionDef):
-            receiver = _receiver_name(method)
-            if receiver is not None:
-                for value in _assigned_attribute(method.body.body, receiver, name):
-                    yield method, value
+@dataclass(frozen=True)
+class ClassAssignments:
+    """What a class body assigns each name (``x = Column()``,
+    ``x: Mapped[int] = mapped_column()``), and what its methods assign
+    ``self.<name>``, in any block, with the method and the class (as
+    parsed) defining it."""
+
+    in_body: Dict[str, List[cst.BaseExpression]]
+    on_self: Dict[str, List[Tuple[cst.FunctionDef, cst.BaseExpression, cst.ClassDef]]]
+
+    @classmethod
+    def of(cls, parts: Sequence[cst.ClassDef]) -> "ClassAssignments":
+        """Of a class parsed whole, or of the members of it parsed alone."""
+        in_body: Dict[str, List[cst.BaseExpression]] = {}
+        on_self: Dict[str, List[Tuple[cst.FunctionDef, cst.BaseExpression, cst.ClassDef]]] = {}
+        for part in parts:
+            for statement in part.body.body:
+                if isinstance(statement, cst.SimpleStatementLine):
+                    for small in statement.body:
+                        for target, value in _assignments(small):
+                            if isinstance(target, cst.Name):
+                                in_body.setdefault(target.value, []).append(value)
+                elif isinstance(statement, cst.FunctionDef):
+                    receiver = _receiver_name(statement)
+                    if receiver is not None:
+                        for name, value in _assigned_attributes(statement.body.body, receiver):
+                            on_self.setdefault(name, []).append((statement, value, part))
+        return cls(in_body, on_self)
 
 
-def _assigned_attribute(statements: Statements, receiver: str, name: str) -> Iterator[cst.BaseExpression]:
+def _members_by_name(klass: ast.ClassDef) -> Dict[str, List[ast.stmt]]:
+    """The statements of a class body that assign each name."""
+    found: Dict[str, List[ast.stmt]] = {}
+    for member in klass.body:
+        for name in _statement_names(member):
+            found.setdefault(name, []).append(member)
+    return found
+
+
+def _statement_names(statement: ast.stmt) -> FrozenSet[str]:
+    """The names a class body statement assigns, read from CPython's
+    statement: its targets, or a method's ``self.<name>`` targets."""
+    names: Set[str] = set()
+    if isinstance(statement, (ast.Assign, ast.AnnAssign)):
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        names.update(target.id for target in targets if isinstance(target, ast.Name))
+    elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        arguments = [*statement.args.posonlyargs, *statement.args.args]
+        receiver = arguments[0].arg if arguments else None
+        for node in ast.walk(statement):
+            if receiver is not None and isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names.update(
+                    target.attr for target in targets
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                    and target.value.id == receiver
+                )
+    return frozenset(names)
+
+
+def _assigned_attributes(statements: Statements, receiver: str) -> Iterator[Tuple[str, cst.BaseExpression]]:
     for statement in statements:
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 for target, value in _assignments(small):
                     if (
-                        isinstance(target, cst.Attribute) and target.attr.value == name
-                        and isinstance(target.value, cst.Name) and target.value.value == receiver
+                        isinstance(target, cst.Attribute)
+                        and isinstance(target.value, cst.Name)
+                        and target.value.value == receiver
                     ):
-                        yield value
+                        yield target.attr.value, value
         elif isinstance(statement, cst.BaseCompoundStatement):
             for block in blocks(statement):
-                yield from _assigned_attribute(block, receiver, name)
+                yield from _assigned_attributes(block, receiver)
 
 
 def _assignments(small: cst.BaseSmallStatement) -> List[Tuple[cst.BaseExpression, cst.BaseExpression]]:
