@@ -860,6 +860,12 @@ def stores_lock_token(event: Event, knowledge: Knowledge) -> bool:
         return True
     if isinstance(value, cst.Await):
         value = value.expression
+    if (
+        isinstance(value, cst.FormattedString)
+        and len(value.parts) == 1
+        and isinstance(value.parts[0], cst.FormattedStringExpression)
+    ):
+        value = value.parts[0].expression  # ``f"{payload}"`` stores the payload's text
     if isinstance(value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
                           cst.Integer, cst.Float)):
         return True
