@@ -721,15 +721,6 @@ class Calls:
         base = self.library_base(owner)
         return f"{base}().{name}" if base is not None else None
 
-    def super_member(self, receiver: cst.BaseExpression, name: str, scope: "FunctionScope") -> Optional[_Value]:
-        """What ``super().<name>`` (or ``super(Cls, self).<name>``) is in a
-        method of ``scope``: the project method next along the method
-        resolution order; None when ``receiver`` is no such ``super`` or
-        no project class below defines the name."""
-        if scope.instance is None or not (_is_super(receiver) or _is_explicit_super(receiver, scope)):
-            return None
-        return self.method_below(scope.instance, name, self._defining_class(scope))
-
     def method_below(
         self, instance: ProjectClass, name: str, defining: Optional[Tuple[int, str]]
     ) -> Optional[Definition]:
@@ -1385,14 +1376,21 @@ def is_staticmethod(function: cst.FunctionDef) -> bool:
 
 
 def _is_explicit_super(node: cst.BaseExpression, scope: "FunctionScope") -> bool:
-    """``super(Cls, self)``, the spelling before Python 3."""
+    """``super(Cls, self)``, the spelling before Python 3, naming the class
+    whose body defines the method (a class further up starts the lookup
+    elsewhere: not read)."""
+    if not (_calls_super(node) and len(cast(cst.Call, node).args) == 2):
+        return False
+    first, second = (arg.value for arg in cast(cst.Call, node).args)
+    outermost = scope
+    while outermost.enclosing is not None:
+        outermost = outermost.enclosing
     return (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Name)
-        and node.func.value == "super"
-        and len(node.args) == 2
-        and isinstance(node.args[1].value, cst.Name)
-        and is_self(scope, node.args[1].value.value)
+        isinstance(second, cst.Name)
+        and is_self(scope, second.value)
+        and isinstance(first, cst.Name)
+        and outermost.owner is not None
+        and first.value == outermost.owner.name.value
     )
 
 
@@ -1409,12 +1407,8 @@ def _calls_super(node: cst.BaseExpression) -> bool:
 
 
 def _is_super(node: cst.BaseExpression) -> bool:
-    return (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Name)
-        and node.func.value == "super"
-        and not node.args
-    )
+    """``super()``, no arguments."""
+    return _calls_super(node) and not cast(cst.Call, node).args
 
 
 def _base(part: str) -> str:

@@ -1755,7 +1755,8 @@ RETURNS_WHAT_IT_IS_GIVEN = frozenset(
 LOADS_BY_NAME = frozenset(
     {
         "importlib.import_module", "django.utils.module_loading.import_string", "pydoc.locate",
-        "django.apps.apps.get_model", "functools.partial", "functools.wraps", "operator.attrgetter",
+        "django.apps.apps.get_model", "django.apps.apps.get_app_config", "django.contrib.auth.get_user_model",
+        "functools.partial", "functools.wraps", "operator.attrgetter",
         "operator.methodcaller", "werkzeug.utils.import_string", "celery.utils.imports.symbol_by_name",
         "kombu.utils.imports.symbol_by_name", "builtins.getattr", "builtins.next", "builtins.max", "builtins.min",
         "builtins.type", "builtins.super", "builtins.__import__", "builtins.eval", "builtins.compile",

@@ -64,7 +64,6 @@ def unfollowed_call(
     What the callee is, when the walk's own resolution did not say, is
     the evaluator's answer (:mod:`idemlint.semantic.values`)."""
     calls = values.calls
-    assert calls is not None
     if framework_object is not None and _framework_attribute(call.func, framework_object):
         return LIBRARY  # ``self.retry()``, ``self.request.id``
     value = calls.value_of(call.func, scope)

@@ -37,7 +37,8 @@ import libcst as cst
 from idemlint import catalog
 from idemlint.names import import_bindings
 from idemlint.calls import (
-    Definition, Instance, ProjectClass, Rows, Statements, blocks, imports_in, in_classmethod, is_classmethod, is_self,
+    Definition, Instance, ProjectClass, Rows, Statements, assigned_in, blocks, imports_in, in_classmethod,
+    is_classmethod, is_self,
     is_staticmethod, local_assignments,
     returned_values, string_annotation, union_members,
 )
@@ -209,10 +210,12 @@ class Walked(Environment):
                 assigned = [values.denote(value, here) for value in scope.values.get(name, ())]
                 entered = [values.entered(manager, here) for manager in scope.entered.get(name, ())]
                 elements = [values.element(values.denote(over, here)) for over in scope.iterated.get(name, ())]
-                return one_of(assigned + entered + elements)
+                # A parameter reassigned on some path still holds what was passed on the others.
+                passed = [self._parameter(scope, name, values)] if name in scope.parameters else []
+                return one_of(assigned + entered + elements + passed)
             if name in scope.parameters:
                 return self._parameter(scope, name, values)
-            imported = None if name in scope.values else values.imported_in(scope).get(name)
+            imported = values.imported_in(scope).get(name)
             if imported is not None:
                 return values.imported(imported)
             if name in scope.assigned:
@@ -259,6 +262,7 @@ class Defined(Environment):
         self.instance = instance
         self.owner = owner
         self._assignments: Optional[Dict[str, List[cst.BaseExpression]]] = None
+        self._all_bound: Optional[FrozenSet[str]] = None
 
     def identity(self) -> Tuple[object, ...]:
         instance = self.instance.key if self.instance is not None else None
@@ -272,6 +276,8 @@ class Defined(Environment):
             return declared if declared is not None else Unknown("a parameter")
         assigned = self._assigned().get(name)
         if assigned is None:
+            if name in self._bound():
+                return Unknown("bound in a way the analysis does not follow")  # for, with, except, import
             return None
         return one_of(values.denote(value, self) for value in assigned)
 
@@ -279,6 +285,12 @@ class Defined(Environment):
         if self.instance is None or self.owner is None:
             return None
         return self.instance, (id(self.module), self.owner.name.value)
+
+    def _bound(self) -> FrozenSet[str]:
+        """Every name the function's body binds, however."""
+        if self._all_bound is None:
+            self._all_bound = assigned_in(self.function)
+        return self._all_bound
 
     def _assigned(self) -> Dict[str, List[cst.BaseExpression]]:
         if self._assignments is None:
@@ -289,7 +301,9 @@ class Defined(Environment):
         head = expression
         while isinstance(head, cst.Attribute):
             head = head.value
-        if isinstance(head, cst.Name) and (head.value in _parameter_names(self.function) or head.value in self._assigned()):
+        if isinstance(head, cst.Name) and (
+            head.value in _parameter_names(self.function) or head.value in self._bound()
+        ):
             return None  # a local: the module's binding of the name is hidden
         found = calls.module_value(expression, self.module)
         return ProjectValue(found) if found is not None else None
@@ -301,7 +315,7 @@ class Defined(Environment):
 class Values:
     """The evaluator: what an expression written in an environment denotes."""
 
-    def __init__(self, calls: Optional["Calls"]) -> None:
+    def __init__(self, calls: "Calls") -> None:
         self.calls = calls
         self._depth = 0
         self._evaluating: Set[Tuple[int, Tuple[object, ...]]] = set()
@@ -328,6 +342,7 @@ class Values:
             self._cycles += 1
             return CYCLE
         if self._depth >= MAX_DEPTH:
+            self._cycles += 1  # cut short: not an answer to keep
             return Unknown("too deep a chain of bindings")
         if self._depth == 0:
             self._asked = {}
@@ -352,7 +367,7 @@ class Values:
         literal = _literal_kind(expression)
         if literal is not None:
             return Builtin(literal)
-        if isinstance(expression, (cst.Name, cst.Attribute)) and self.calls is not None:
+        if isinstance(expression, (cst.Name, cst.Attribute)):
             found = where.project_value(expression, self.calls)
             if found is not None:
                 return found
@@ -378,8 +393,10 @@ class Values:
         if isinstance(expression, cst.Subscript):
             container = self.denote(expression.value, where)
             if any(isinstance(item.slice, cst.Slice) for item in expression.slice):
-                # ``rows[:10]`` is rows still, ``name[1:]`` a string.
-                return container if isinstance(container, (Builtin, ProjectValue)) else Unknown("a slice")
+                # ``rows[:10]`` is rows still, ``name[1:]`` a string; a
+                # project object's slice is what its ``__getitem__`` makes.
+                rows = isinstance(container, ProjectValue) and isinstance(container.value, Rows)
+                return container if rows or isinstance(container, Builtin) else Unknown("a slice")
             return self.element(container)
         return Unknown(f"a {type(expression).__name__} expression")
 
@@ -450,9 +467,11 @@ class Values:
             return one_of(self.attribute(member, name) for member in value.members)
         if isinstance(value, Library):
             return Library(f"{value.name}.{name}")
+        if value == NONE:
+            return NONE  # an attribute of None fails: nothing runs on that path
         if isinstance(value, Builtin):
             return Library(f"builtins.{value.kind or 'object'}.{name}")
-        if isinstance(value, ProjectValue) and self.calls is not None:
+        if isinstance(value, ProjectValue):
             return self._project_attribute(value, name)
         return value if isinstance(value, Unknown) else Unknown("an attribute of a value not known")
 
@@ -460,7 +479,6 @@ class Values:
         """A member of a project class or instance that the project does not
         define as a method: what the class assigns it, else what a library
         base gives it."""
-        assert self.calls is not None
         target = value.value
         if isinstance(target, Rows):
             # Django's own query methods, as Calls reads them; a custom
@@ -483,27 +501,27 @@ class Values:
         return Unknown(f"an attribute {name!r} the project does not define")
 
     def _class_assigned(self, klass: ProjectClass, name: str, instance: bool) -> Optional[Value]:
-        """What the class (or a project base) assigns ``name``: in the class
-        body, and for an instance also as ``self.<name>`` in a method."""
-        assert self.calls is not None
+        """What the class (or a project base) assigns ``name``: the first
+        class body along the method resolution order that does, and for an
+        instance also every ``self.<name>`` any of their methods assigns."""
         found: List[Value] = []
+        in_body = False
         for owner in self.calls.method_order(klass):
             assigned = self._assignments_of(owner, name)
-            for value in assigned.in_body.get(name, ()):
-                found.append(self.denote(value, ModuleLevel(owner.module)))
+            if not in_body:
+                for value in assigned.in_body.get(name, ()):
+                    found.append(self.denote(value, ModuleLevel(owner.module)))
+                    in_body = True
             if instance:
                 for method, value, defining in assigned.on_self.get(name, ()):
                     found.append(self.denote(value, Defined(method, owner.module, klass, defining)))
-            if found:
-                return one_of(found)
-        return None
+        return one_of(found) if found else None
 
     def _assignments_of(self, klass: ProjectClass, name: str) -> "ClassAssignments":
         """The statements of a class that assign ``name``, read once a run
         (kept by Calls).  Of a class libcst has not parsed, only those
         members are parsed (:meth:`idemlint.segments.Outline.parse_member`):
         most attributes asked are assigned nowhere, or in one method."""
-        assert self.calls is not None
         index = self.calls.class_assignments
         key = (klass.key, name)
         if key not in index:
@@ -528,9 +546,11 @@ class Values:
         if not (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super"):
             return None
         frame = where.method_frame()
-        if self.calls is None or frame is None:
+        if frame is None:
             return None
         instance, defining = frame
+        if receiver.args and not _names_the_class(receiver, defining):
+            return Unknown("super() from a class other than the one defining the method")
         found = self.calls.method_below(instance, name, defining)
         if found is not None:
             return ProjectValue(found)
@@ -542,10 +562,9 @@ class Values:
         return Unknown("a member no class along the method resolution order shows")
 
     def _call(self, call: cst.Call, where: Environment) -> Value:
-        if self.calls is not None:
-            found = where.project_value(call, self.calls)
-            if found is not None:
-                return found
+        found = where.project_value(call, self.calls)
+        if found is not None:
+            return found
         return self.called(self.denote(call.func, where), call, where)
 
     def called(self, value: Value, call: Optional[cst.Call], where: Environment) -> Value:
@@ -595,19 +614,25 @@ class Values:
         or, ``entering`` a generator (a ``@contextmanager``), what it yields."""
         instance = definition.instance.key if definition.instance is not None else None
         key = (id(definition.function), instance, entering)
-        if key not in self._returns:
-            self._returns[key] = CYCLE
-            where = Defined(definition.function, definition.module, definition.instance, definition.owner)
-            body = definition.function.body.body
-            given = list(yielded_values(body)) if entering else []
-            given = given or list(returned_values(body))
-            self._returns[key] = (
-                one_of(self.denote(value, where) if value is not None else NONE for value in given)
-                if given else NONE
-            )
-        elif self._returns[key] is CYCLE:
-            self._cycles += 1  # asked inside its own evaluation
-        return self._returns[key]
+        if key in self._returns:
+            if self._returns[key] is CYCLE:
+                self._cycles += 1  # asked inside its own evaluation
+            return self._returns[key]
+        self._returns[key] = CYCLE
+        cycles = self._cycles
+        where = Defined(definition.function, definition.module, definition.instance, definition.owner)
+        body = definition.function.body.body
+        given = list(yielded_values(body)) if entering else []
+        given = given or list(returned_values(body))
+        value = (
+            one_of(self.denote(value, where) if value is not None else NONE for value in given)
+            if given else NONE
+        )
+        if self._cycles == cycles:
+            self._returns[key] = value  # complete: the same whoever asks first
+        else:
+            del self._returns[key]
+        return value
 
     def entered(self, manager: cst.BaseExpression, where: Environment) -> Value:
         """What ``with manager as name`` binds: what a project context
@@ -662,7 +687,7 @@ class Values:
     def imported(self, dotted: str) -> Value:
         """What an imported dotted name is: a library's, or what the project
         module it names binds the name to (a constant, a re-export)."""
-        project = self.calls.project if self.calls is not None else None
+        project = self.calls.project
         if project is None:
             return Library(dotted)
         parts = dotted.split(".")
@@ -670,7 +695,7 @@ class Values:
             module_name = ".".join(parts[:cut])
             if module_name not in project.files:
                 continue
-            module = self.calls.project_module(module_name) if self.calls is not None else None
+            module = self.calls.project_module(module_name)
             if module is None:
                 break
             value = self.denote(cst.Name(parts[cut]), ModuleLevel(module))
@@ -702,6 +727,12 @@ def _parameter_names(function: cst.FunctionDef) -> FrozenSet[str]:
         if isinstance(star, cst.Param):
             names.add(star.name.value)
     return frozenset(names)
+
+
+def _names_the_class(call: cst.Call, defining: Optional[Tuple[int, str]]) -> bool:
+    """Whether ``super(Cls, self)`` names the class defining the method."""
+    first = call.args[0].value
+    return defining is not None and isinstance(first, cst.Name) and first.value == defining[1]
 
 
 def _builtin_base(klass: ProjectClass, calls: "Calls") -> bool:
