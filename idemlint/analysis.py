@@ -29,6 +29,7 @@ from idemlint.dispatch import NOTHING, Picked, candidates, method_candidates
 from idemlint.findings import PAST_DEPTH, PAST_EVENTS
 from idemlint.names import Resolver, argument, children, dotted_name, import_bindings
 from idemlint.semantic import reach
+from idemlint.semantic.enqueue import Enqueues
 from idemlint.semantic.values import Library, ProjectValue, Values, Walked, runs_library_code
 from idemlint.statements import is_exit
 from idemlint.tasks import ModuleIndex, Task
@@ -140,9 +141,9 @@ class Event:
     exits: bool = False
     caught: Tuple[str, ...] = ()
     followed: bool = False  # a call into project code the trace walks
-    # The project task the call enqueues, or runs inline where the walk
-    # does not follow it (see idemlint.subtasks).
-    enqueued: Optional[Definition] = None
+    # The project tasks the call enqueues, or runs inline where the walk
+    # does not follow it (see idemlint.subtasks, idemlint.semantic.enqueue).
+    enqueued: Tuple[Definition, ...] = ()
     # How the call resolved, when the summaries ask (idemlint.semantic.reach).
     resolution: str = ""
 
@@ -357,6 +358,7 @@ class TraceBuilder:
         self.calls = calls if calls is not None else Calls(project)
         self.summaries = summaries if summaries is not None else Summaries()
         self._values = Values(self.calls)  # what a call the walk did not resolve denotes
+        self._enqueues = Enqueues(self.calls, self._values, project)
         self.task = task
         # Set when a walk skipped a call for a reason its caller's context
         # decides (recursion, the event budget): such a walk is not reusable.
@@ -687,7 +689,7 @@ class TraceBuilder:
                     or self._library_denoted(call.func, scope)
                     or callee
                 )
-            enqueued = self._enqueued(call, scope) if helper is None and not picked.complete else None
+            enqueued = self._enqueued(call, scope) if helper is None and not picked.complete else ()
             followed = helper is not None or picked.complete
             resolution = ""
             if self.summaries.resolving:
@@ -726,20 +728,23 @@ class TraceBuilder:
         scope: FunctionScope,
         callee: Optional[str],
         followed: bool,
-        enqueued: Optional[Definition],
+        enqueued: Tuple[Definition, ...],
         cuts: int,
     ) -> str:
         """How a call resolved (see :mod:`idemlint.semantic.reach`);
         ``cuts``: how many calls the trace had cut before it."""
         if followed:
             return reach.FOLLOWED
-        if enqueued is not None:
+        if enqueued:
             return reach.ENQUEUED
         if any(cut.node is call for cut in self.trace.unfollowed[cuts:]):
             return reach.CUT
-        if isinstance(call.func, cst.Attribute) and call.func.attr.value in catalog.ENQUEUEING_METHODS:
-            if self.calls.enqueued(call, scope) is not None:
-                return reach.ENQUEUED  # the task itself, again: a retry or a continuation
+        if self._enqueues.handed(call, scope):
+            return reach.ENQUEUED  # the task itself, again: a retry or a continuation
+        if self._enqueues.sends_an_unknown_name(call, scope):
+            return reach.UNRESOLVED
+        if self._enqueues.builds(call, scope):
+            return reach.LIBRARY
         return reach.unfollowed_call(self._values, call, scope, callee, self._framework_object(scope))
 
     def _framework_object(self, scope: FunctionScope) -> Optional[str]:
@@ -750,17 +755,12 @@ class TraceBuilder:
             return None
         return scope.parameters[0]
 
-    def _enqueued(self, call: cst.Call, scope: FunctionScope) -> Optional[Definition]:
-        """The project task a call enqueues (or runs inline, unfollowed),
+    def _enqueued(self, call: cst.Call, scope: FunctionScope) -> Tuple[Definition, ...]:
+        """The project tasks a call enqueues (or runs inline, unfollowed),
         other than the task this trace is of (a task enqueueing itself
         retries or continues: IDM008's concern)."""
-        func = call.func
-        if not isinstance(func, cst.Attribute) or func.attr.value not in catalog.ENQUEUEING_METHODS:
-            return None
-        found = self.calls.enqueued(call, scope)
-        if found is None or found.function is self.task.function:
-            return None
-        return found
+        found = self._enqueues.handed(call, scope)
+        return tuple(task for task in found if task.function is not self.task.function)
 
     def _helper(self, call: cst.Call, scope: FunctionScope) -> Optional[Definition]:
         """The project definition a call runs (see :mod:`idemlint.calls`),

@@ -191,37 +191,6 @@ class Calls:
             self._parse_methods = True
         return found if isinstance(found, Definition) else None
 
-    def enqueued(self, call: cst.Call, scope: "FunctionScope") -> Optional[Definition]:
-        """The project task ``call`` enqueues or runs: ``t.delay()``,
-        ``t.apply_async()``, ``t.s(...).apply_async()``, Dramatiq's
-        ``t.send()``, taskiq's ``t.kiq()``, ``t.run()``, or RQ's
-        ``queue.enqueue(t, ...)`` and its relatives (the task named by an
-        argument).  Only a decorated function has the task methods; RQ
-        runs any function it is handed."""
-        func = call.func
-        if not isinstance(func, cst.Attribute):
-            return None
-        method = func.attr.value
-        if method in catalog.TASK_OBJECT_METHODS:
-            receiver = func.value
-            if (
-                isinstance(receiver, cst.Call)
-                and isinstance(receiver.func, cst.Attribute)
-                and receiver.func.attr.value in catalog.SIGNATURE_METHODS
-                and method in catalog.SIGNATURE_RUNNERS
-            ):
-                receiver = receiver.func.value
-            found = self.value_of(receiver, scope)
-            if isinstance(found, Definition) and found.owner is None and found.function.decorators:
-                return found
-            return None
-        handing = next((e for e in catalog.QUEUE_ENQUEUE_CALLS if e.method == method and not e.by_name), None)
-        if handing is None:
-            return None
-        handed = argument(call, handing.function_position, handing.function_keyword)
-        found = self.value_of(handed, scope) if handed is not None else None
-        return found if isinstance(found, Definition) else None
-
     def waits_for_commit(self, definition: Definition, base: Optional[cst.BaseExpression]) -> bool:
         """Whether enqueueing the task ``definition`` waits for the
         database transaction to commit: the project class its decorator

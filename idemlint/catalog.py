@@ -2257,9 +2257,20 @@ TASK_ENQUEUE_CALLS: Tuple[EnqueueCall, ...] = (
 # Dramatiq, taskiq, RQ's ``@job``): what is enqueued is the receiver.
 TASK_OBJECT_METHODS = frozenset({"delay", "apply_async", "send", "send_with_options", "kiq", "run"})
 # Celery signatures built from the task, ``t.s(x).apply_async()``, and the
-# calls that enqueue them.
-SIGNATURE_METHODS = frozenset({"s", "si", "signature"})
+# calls that enqueue them.  Source: Celery's "Canvas: Designing Work-flows"
+# (docs.celeryq.dev/en/stable/userguide/canvas.html).
+SIGNATURE_METHODS = frozenset({"s", "si", "signature", "map", "starmap", "chunks"})
 SIGNATURE_RUNNERS = frozenset({"apply_async", "delay"})
+# A signature's methods that give the signature back (``sig.set(countdown=5)``)
+# or a copy of it.
+SIGNATURE_KEEPING_METHODS = frozenset({"set", "clone", "set_immutable", "freeze"})
+# Celery's canvas and signature constructors: each holds the tasks its
+# arguments hold (``group(t.s(x) for x in xs)``), or the task named by its
+# first argument (``signature("pkg.tasks.send")``).
+CANVAS_CALLS: Tuple[str, ...] = (
+    "celery.group", "celery.chain", "celery.chord", "celery.chunks", "celery.signature",
+    "celery.subtask", "celery.canvas.*", "celery.Celery().signature", "celery.current_app.signature",
+)
 
 # RQ's delay() takes job options next to the function's keyword arguments.
 TASK_ENQUEUE_OPTIONS = {"rq": _RQ_ENQUEUE_OPTIONS}

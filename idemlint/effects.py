@@ -387,19 +387,23 @@ class Knowledge:
     def enqueued_effects(self, event: Event) -> Tuple[SubTaskEffect, ...]:
         """The side effects the project task this call enqueues makes
         unguarded (none when the call enqueues nothing known)."""
-        if event.enqueued is None or self._sub_tasks is None:
+        if self._sub_tasks is None:
             return ()
-        key = id(event.enqueued.function)
-        if key not in self._enqueued:  # several rules ask about each enqueue
-            self._enqueued[key] = self._sub_tasks(event.enqueued)
-        return self._enqueued[key]
+        found: Dict[Tuple[str, bool], SubTaskEffect] = {}
+        for enqueued in event.enqueued:
+            key = id(enqueued.function)
+            if key not in self._enqueued:  # several rules ask about each enqueue
+                self._enqueued[key] = self._sub_tasks(enqueued)
+            for effect in self._enqueued[key]:
+                found.setdefault((effect.label, effect.message), effect)
+        return tuple(found.values())
 
     def enqueued_message(self, event: Event) -> Optional[SubTaskEffect]:
         """The first message the task this call enqueues sends unguarded."""
         return next((effect for effect in self.enqueued_effects(event) if effect.message), None)
 
     def non_keyable_effect(self, event: Event) -> Optional[catalog.NonKeyableEffect]:
-        if event.kind != "call" or event.enqueued is not None:
+        if event.kind != "call" or event.enqueued:
             return None
         effect = catalog.first_match(self.settings.non_keyable_effects, event.callee) or self._http_message(event)
         # An entry known by its name alone (``send_sms``) stands for project

@@ -221,7 +221,7 @@ def lint_paths(
     named, files, problems, warnings = _files_to_check(paths, source, force_exclude, project, buffers)
     decorators = _screened_decorators(files, source)
     remembered = cache.screens(repr(decorators)) if cache is not None and cache.ready() else None
-    candidates, read_problems, app_files, seen, digests = _candidates(files, decorators, remembered, buffers)
+    candidates, read_problems, project_files, seen, digests = _candidates(files, decorators, remembered, buffers)
     if cache is not None and remembered is not None:
         from idemlint.screens import kept as screens_to_keep
 
@@ -229,7 +229,7 @@ def lint_paths(
         if changed:
             cache.put_screens(kept, repr(decorators))
     results = _results(
-        candidates, _ProjectFiles(files, app_files, buffers), source, jobs, cache, progress or _no_progress, digests
+        candidates, project_files, source, jobs, cache, progress or _no_progress, digests
     )
     reported = _ReportedFiles(named if project is not None else None)
     findings: List[Finding] = []
@@ -459,7 +459,7 @@ def _cached_or_analysed(
     groups = _by_settings([path for path, _ in candidates], source)
     # Which files may configure an app is part of every key: a file that
     # starts to (``app.Task = X`` added) was no dependency of any analysis.
-    apps = "\0".join(files.app_files)
+    apps = "\0".join((*files.app_files, "\1", *files.named_task_files))
     keys = [""] * len(candidates)
     if cache is not None:
         for settings, numbers in groups:
@@ -661,7 +661,9 @@ class _WorkerRun:
         if self._state is None or self._analysed >= MAX_FILES_PER_CHUNK:
             self._renew()
             files = self.files
-            project = Project(files.files, self.settings.task_decorators, files.app_files, files.overlay)
+            project = Project(
+                files.files, self.settings.task_decorators, files.app_files, files.overlay, files.named_task_files
+            )
             summaries = Summaries()
             self._state = (project, summaries, _sub_tasks(project, self.settings, summaries))
             self._analysed = 0
@@ -796,12 +798,14 @@ _Candidate = Tuple[str, bytes]
 @dataclass(frozen=True)
 class _ProjectFiles:
     """The files a run analyses, those of them whose text may create or
-    configure a Celery app (see :data:`_APP_TEXT`), and the editor's
-    buffers they are read from first."""
+    configure a Celery app (see :data:`_APP_TEXT`), the editor's
+    buffers they are read from first, and the files holding tasks whose
+    text may register one under a name of its own (:data:`_NAME_TEXT`)."""
 
     files: List[str]
     app_files: Tuple[str, ...] = ()
     overlay: Overlay = NO_OVERLAY
+    named_task_files: Tuple[str, ...] = ()
 
 
 # ``app = Celery(...)``, ``app.Task = X``, ``Celery(task_cls=...)``: what
@@ -810,6 +814,11 @@ class _ProjectFiles:
 # configuration asks (idemlint.project.Project.app_task_class, pools_copying).
 _APP_TEXT = re.compile(rb"Celery\(|\.Task[ \t]*=(?!=)|task_cls")
 _POOL_TEXT = tuple(setting.encode() for setting in catalog.WORKER_POOL_SETTINGS)
+
+
+# ``@app.task(name="mail.send")``: a task sent by that name
+# (``send_task("mail.send")``) is looked for only in such files.
+_NAME_TEXT = (b"name=", b"name =")
 
 
 def _may_configure_an_app(raw: bytes) -> bool:
@@ -827,11 +836,12 @@ def _candidates(
     task_decorators: Tuple[str, ...],
     remembered: Optional[Mapping[str, "Screened"]] = None,
     overlay: Overlay = NO_OVERLAY,
-) -> Tuple[List[_Candidate], List[FileProblem], Tuple[str, ...], Dict[str, "Screened"], Dict[str, str]]:
+) -> Tuple[List[_Candidate], List[FileProblem], _ProjectFiles, Dict[str, "Screened"], Dict[str, str]]:
     """Read every file once; keep those that can hold tasks or task
     configuration, and those that decorate with a name the project may
     define as its own task decorator (see :class:`_ProjectDecoratorNames`);
-    also say which may configure a Celery app (:data:`_APP_TEXT`).
+    also say which may configure a Celery app (:data:`_APP_TEXT`) and
+    which of the candidates may register a task by name (:data:`_NAME_TEXT`).
 
     With ``remembered`` (what a cached run's screen found, by content
     hash), a file whose bytes an earlier run screened is not screened
@@ -868,9 +878,10 @@ def _candidates(
         if isinstance(raw, bytes) and names.uses_one(raw):
             candidates.append((path, raw))
     order = {path: number for number, path in enumerate(paths)}
-    return (
-        sorted(candidates, key=lambda candidate: order[candidate[0]]), problems, tuple(app_files), seen, digests
-    )
+    candidates.sort(key=lambda candidate: order[candidate[0]])
+    named = tuple(path for path, raw in candidates if any(text in raw for text in _NAME_TEXT))
+    files = _ProjectFiles(list(paths), tuple(app_files), overlay, named)
+    return candidates, problems, files, seen, digests
 
 
 def _screened(raw: bytes, task_decorators: Tuple[str, ...]) -> "Screened":
@@ -1464,13 +1475,13 @@ def list_tasks(
     """
     source = _source(settings)
     named, files, problems, _ = _files_to_check(paths, source, force_exclude, project)
-    candidates, read_problems, app_files, _, _ = _candidates(files, _screened_decorators(files, source))
+    candidates, read_problems, project_files, _, _ = _candidates(files, _screened_decorators(files, source))
     reported = _ReportedFiles(named if project is not None else None)
     found: Dict[Tuple[str, int, str], TaskInfo] = {}
     file_problems = list(read_problems)
     for group, numbers in _by_settings([path for path, _ in candidates], source):
         for chunk in _chunks([candidates[number] for number in numbers], 1):
-            infos, chunk_problems = _tasks_in_chunk(chunk, _ProjectFiles(files, app_files), group, traced)
+            infos, chunk_problems = _tasks_in_chunk(chunk, project_files, group, traced)
             for info in infos:
                 found.setdefault((info.path, info.line, info.name), info)
             file_problems += chunk_problems
@@ -1491,7 +1502,7 @@ def _tasks_in_chunk(
     the time limit."""
     from idemlint.project import Project
 
-    project = Project(files.files, settings.task_decorators, files.app_files)
+    project = Project(files.files, settings.task_decorators, files.app_files, named_task_files=files.named_task_files)
     modules: List["LoadedModule"] = []
     problems: List[FileProblem] = []
     _analysis_imported()

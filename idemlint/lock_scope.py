@@ -167,7 +167,7 @@ def _is_work(event: Event, knowledge: Knowledge) -> bool:
     call = event.node
     return (
         knowledge.is_side_effect(event)
-        or event.enqueued is not None
+        or bool(event.enqueued)
         or (isinstance(call, cst.Call) and _enqueues(call))
     )
 

@@ -92,15 +92,19 @@ class Project:
         task_decorators: Sequence[str] = (),
         app_files: Sequence[str] = (),
         overlay: Overlay = NO_OVERLAY,
+        named_task_files: Sequence[str] = (),
     ) -> None:
         """``app_files``: the files whose text may create or configure a
         Celery app (``Celery(``, ``.Task =``, ``task_cls``), read only when a
         task asks which class its app gives it; ``overlay``: an editor's
-        buffers, read instead of those files on disk."""
+        buffers, read instead of those files on disk; ``named_task_files``:
+        the files holding tasks whose text may give one a name of its own
+        (``name=``), read only when a task is sent by such a name."""
         self.files: Dict[str, str] = module_files(paths)
         self._overlay = overlay
         self._task_decorators = task_decorators
         self._app_files = app_files
+        self._named_task_files = named_task_files
         # Every module name looked up and the file it named, in order: what an
         # analysis depends on besides its own file (see idemlint.cache).
         self.lookups: List[Lookup] = []
@@ -120,7 +124,7 @@ class Project:
         self._class_options: Dict[str, Tuple[Optional[ClassOptions], List[Lookup], int]] = {}
         # Each app (qualified) and its task class (qualified; None: Celery's own).
         self._apps: Optional[Tuple[Dict[str, Optional[str]], List[Lookup]]] = None
-        self._tasks_found: Dict[str, Tuple[Set[int], List[Lookup]]] = {}
+        self._tasks_found: Dict[str, Tuple[List[Task], List[Lookup]]] = {}
         self._pool_copies: Dict[Tuple[str, str], Tuple[List[Optional[str]], List[Lookup]]] = {}
 
     def load(self, name: str) -> Optional[LoadedModule]:
@@ -375,14 +379,14 @@ class Project:
             if defined is None or defined[1] is not None:
                 continue
             function, _, home = defined
-            if id(function) in self._tasks_in(home):
+            if any(task.function is function for task in self.tasks_in(home)):
                 continue
             how = f"sent by name in {loaded.path}"
             sent.append((Task(function.name.value, function, "celery", {}, recognised=how), home))
         return sent
 
-    def _tasks_in(self, home: LoadedModule) -> Set[int]:
-        """The functions detection finds as tasks in a module (ids), found
+    def tasks_in(self, home: LoadedModule) -> List[Task]:
+        """The tasks detection finds in a module by their decorators, found
         once per module; what finding them looked up is recorded every time."""
         if home.name in self._tasks_found:
             found, lookups = self._tasks_found[home.name]
@@ -392,8 +396,22 @@ class Project:
         decorators = task_decorators(
             home.index, self._task_decorators, self.task_decorator, self.is_task_base
         )
-        found = {id(task.function) for task in find_tasks(home.index, decorators)}
+        found = find_tasks(home.index, decorators)
         self._tasks_found[home.name] = (found, self.lookups[start:])
+        return found
+
+    def modules_naming_tasks(self) -> List[LoadedModule]:
+        """The modules holding tasks whose text may register one under a
+        name of its own (``name=``): where a task sent by such a name is
+        looked for.  Each is recorded as looked up, so a task that starts
+        or stops being registered under a name renews the answer."""
+        names = {path: name for name, path in self.files.items()}
+        found: List[LoadedModule] = []
+        for path in self._named_task_files:
+            name = names.get(path)
+            loaded = self.load(name) if name is not None else None
+            if loaded is not None:
+                found.append(loaded)
         return found
 
     def _handed_targets(

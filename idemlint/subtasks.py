@@ -132,14 +132,14 @@ class SubTasks:
         enqueues: Dict[int, Definition] = {}
         for event in trace.calls():
             effect = _effect_of(event, knowledge, name)
-            if effect is None and event.enqueued is None:
+            if effect is None and not event.enqueued:
                 continue
             if guards.checked_before(event) is not None or guards.claimed_before(event) is not None:
                 continue
             if effect is not None:
                 effects.setdefault((effect.label, effect.message), effect)
-            if event.enqueued is not None:
-                enqueues.setdefault(id(event.enqueued.function), event.enqueued)
+            for enqueued in event.enqueued:
+                enqueues.setdefault(id(enqueued.function), enqueued)
         after_commit = calls.waits_for_commit(definition, task.options.get("base"))
         lookups = tuple(self.project.lookups[start:]) if self.project is not None else ()
         return _Reading(name, tuple(effects.values()), tuple(enqueues.values()), after_commit, lookups)

@@ -75,8 +75,7 @@ def _in_each_order(root: pathlib.Path) -> List[List[Tuple[str, int, str]]]:
     from idemlint import engine
 
     named, files, _, _ = engine._files_to_check([str(root)], Fixed(DEFAULT_SETTINGS), False, None)
-    candidates, _, app_files, _, _ = engine._candidates(files, DEFAULT_SETTINGS.task_decorators)
-    project_files = engine._ProjectFiles(files, app_files)
+    candidates, _, project_files, _, _ = engine._candidates(files, DEFAULT_SETTINGS.task_decorators)
     found = []
     for order in (candidates, candidates[::-1]):
         run = engine._WorkerRun(project_files, DEFAULT_SETTINGS)
@@ -189,8 +188,8 @@ def test_a_worker_renewing_its_project_collects_what_the_last_one_left(monkeypat
     monkeypatch.setattr(engine, "MAX_FILES_PER_CHUNK", 2)
     monkeypatch.setattr(gc, "collect", lambda *args: collections.append(len(args)) or 0)
     named, files, _, _ = engine._files_to_check([str(TESTS / "fixtures")], Fixed(DEFAULT_SETTINGS), False, None)
-    candidates, _, app_files, _, _ = engine._candidates(files, DEFAULT_SETTINGS.task_decorators)
-    run = engine._WorkerRun(engine._ProjectFiles(files, app_files), DEFAULT_SETTINGS)
+    candidates, _, project_files, _, _ = engine._candidates(files, DEFAULT_SETTINGS.task_decorators)
+    run = engine._WorkerRun(project_files, DEFAULT_SETTINGS)
     for candidate in candidates[:5]:
         run.analyse(candidate)
     assert len(collections) == 2  # before the second project and the third, none before the first

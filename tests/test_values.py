@@ -197,7 +197,52 @@ def test_values_that_refer_to_themselves_end(tmp_path: pathlib.Path) -> None:
     assert _denoted(values, module, "built(True)") == OneOf((Library("sqlalchemy.select()"), Library("sqlalchemy.select().where()")))
     assert _denoted(values, module, "countdown(3)") == Library("sqlalchemy.select()")
     assert isinstance(_denoted(values, module, "N0"), Unknown)
-    assert _denoted(values, module, f"N{MAX_DEPTH * 2 - 2}") == Builtin("str")
+    assert _denoted(values, module, f"N{MAX_DEPTH * 2 - 2}") == Builtin("str", "end")
+
+
+TEXTS = {
+    "app/__init__.py": "",
+    "app/names.py": """\
+        from enum import Enum
+
+        class Names:
+            SEND = "mail.send"
+
+        class Kind(str, Enum):
+            ALERT = "mail." "alert"
+
+        DOTTED = "app.mail.send"
+        EITHER = Names.SEND if FLAG else Kind.ALERT.value
+        RAW = b"bytes"
+        FORMATTED = f"mail.{FLAG}"
+    """,
+    "app/many.py": "".join(f"if FLAG{n}:\n    NAME = 'n{n}'\n" for n in range(12)),
+}
+
+
+@pytest.mark.parametrize(
+    ("module_name", "expression", "texts"),
+    [
+        ("app.names", "Names.SEND", ("mail.send",)),
+        ("app.names", "Kind.ALERT.value", ("mail.alert",)),
+        ("app.names", "DOTTED", ("app.mail.send",)),
+        ("app.names", "EITHER", ("mail.send", "mail.alert")),
+        ("app.names", "RAW", None),
+        ("app.names", "FORMATTED", None),
+        ("app.names", "FLAG", None),
+        ("app.many", "NAME", None),
+    ],
+)
+def test_the_text_of_a_string_is_known_where_the_code_spells_it(
+    tmp_path: pathlib.Path, module_name: str, expression: str, texts: Tuple[str, ...]
+) -> None:
+    """A literal, a class constant, an enum member's ``.value``, either
+    branch's; not bytes, an f-string or a name bound nowhere.  Twelve
+    texts are a string still, whichever."""
+    values, module = _module(tmp_path, TEXTS, module_name)
+    assert values.texts(cst.parse_expression(expression), ModuleLevel(module)) == texts
+    if module_name == "app.many":
+        assert _denoted(values, module, expression) == Builtin("str")
 
 
 def test_a_name_reached_through_many_paths_is_evaluated_once(

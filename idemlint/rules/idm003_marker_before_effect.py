@@ -619,7 +619,7 @@ def _is_work(event: Event, marker: _Marker, knowledge: Knowledge) -> bool:
     is judged by what it reaches, not by its name."""
     if in_a_handler(event):
         return False
-    if knowledge.is_side_effect(event) or event.enqueued is not None:
+    if knowledge.is_side_effect(event) or bool(event.enqueued):
         return True
     if event.followed or marker.claim is not None:
         return False  # a claim's rows may be plain data: only an effect is its work

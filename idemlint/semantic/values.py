@@ -59,9 +59,12 @@ class Unknown:
 @dataclass(frozen=True)
 class Builtin:
     """An object of a builtin type: ``kind`` names it (``str``, ``dict``),
-    empty when only "some builtin container" is known."""
+    empty when only "some builtin container" is known; ``text`` is a
+    string's own text, when the code spells it out (a literal, a constant
+    bound to one)."""
 
     kind: str
+    text: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -137,6 +140,9 @@ def one_of(values: Iterable[Value]) -> Value:
         return Unknown("bound to nothing the analysis sees")
     if len(found) == 1:
         return found[0]
+    if len(found) > MAX_MEMBERS and any(isinstance(m, Builtin) and m.text is not None for m in found):
+        # Many strings are a string still, whichever its text.
+        return one_of(Builtin(m.kind) if isinstance(m, Builtin) else m for m in found)
     if len(found) > MAX_MEMBERS:
         return Unknown("bound to too many values")
     return OneOf(tuple(found))
@@ -366,7 +372,7 @@ class Values:
     def _denote(self, expression: cst.BaseExpression, where: Environment) -> Value:
         literal = _literal_kind(expression)
         if literal is not None:
-            return Builtin(literal)
+            return Builtin(literal, _literal_text(expression))
         if isinstance(expression, (cst.Name, cst.Attribute)):
             found = where.project_value(expression, self.calls)
             if found is not None:
@@ -399,6 +405,14 @@ class Values:
                 return container if rows or isinstance(container, Builtin) else Unknown("a slice")
             return self.element(container)
         return Unknown(f"a {type(expression).__name__} expression")
+
+    def texts(self, expression: cst.BaseExpression, where: Environment) -> Optional[Tuple[str, ...]]:
+        """The texts a string expression may have, every path's; None when
+        any path's is not spelled out."""
+        value = self.denote(expression, where)
+        members = value.members if isinstance(value, OneOf) else (value,)
+        texts = [m.text for m in members if isinstance(m, Builtin) and m.text is not None]
+        return tuple(texts) if len(texts) == len(members) else None
 
     # -- names ---------------------------------------------------------------
 
@@ -469,6 +483,10 @@ class Values:
             return Library(f"{value.name}.{name}")
         if value == NONE:
             return NONE  # an attribute of None fails: nothing runs on that path
+        if isinstance(value, Builtin) and value.text is not None and name == "value":
+            # A string has no ``value``: the code runs only where it is a
+            # member of a ``str`` enum, whose value is that text.
+            return value
         if isinstance(value, Builtin):
             return Library(f"builtins.{value.kind or 'object'}.{name}")
         if isinstance(value, ProjectValue):
@@ -710,6 +728,17 @@ class Values:
 
 def _literal_kind(expression: cst.BaseExpression) -> Optional[str]:
     return _LITERAL_KINDS.get(type(expression))
+
+
+def _literal_text(expression: cst.BaseExpression) -> Optional[str]:
+    """The text of a string literal (not of bytes, not of an f-string)."""
+    if isinstance(expression, cst.SimpleString) and "b" not in expression.prefix.lower():
+        evaluated = expression.evaluated_value
+        return evaluated if isinstance(evaluated, str) else None
+    if isinstance(expression, cst.ConcatenatedString):
+        left, right = _literal_text(expression.left), _literal_text(expression.right)
+        return left + right if left is not None and right is not None else None
+    return None
 
 
 _LITERAL_KINDS: Dict[type, str] = {
