@@ -30,7 +30,7 @@ from idemlint.findings import PAST_DEPTH, PAST_EVENTS
 from idemlint.names import Resolver, argument, children, dotted_name, import_bindings
 from idemlint.semantic import reach
 from idemlint.semantic.enqueue import Enqueues
-from idemlint.semantic.values import Library, ProjectValue, Values, Walked, runs_library_code
+from idemlint.semantic.values import Library, OneOf, ProjectValue, Value, Values, Walked, runs_library_code
 from idemlint.statements import is_exit
 from idemlint.tasks import ModuleIndex, Task
 
@@ -676,6 +676,12 @@ class TraceBuilder:
             helper = self._helper(call, scope) if not picked.complete else None
             if helper is None and not picked.complete:
                 picked = self._picked(call, scope)
+            denoted = self._denoted(call.func, scope) if helper is None and not picked.complete else None
+            if denoted is not None and not picked.definitions:
+                # What the evaluator says the callee is: a method of what a
+                # lookup by a class gave (``find_service(IMailer).send``),
+                # each implementation of an interface's.
+                picked = self._denoted_choices(call, denoted, scope)
             if helper is None and not picked.complete:
                 # A library object built in another project module
                 # (``from app.extensions import mail``) is called as the library's.
@@ -686,7 +692,7 @@ class TraceBuilder:
                 callee = (
                     self.calls.library_callee(call.func, scope)
                     or self.calls.inherited_library_method(call.func, scope)
-                    or self._library_denoted(call.func, scope)
+                    or _library_name(denoted)
                     or callee
                 )
             enqueued = self._enqueued(call, scope) if helper is None and not picked.complete else ()
@@ -708,19 +714,46 @@ class TraceBuilder:
         for named in walruses:
             self._assign(named, (named.target,), named.value, path, scope)
 
-    def _library_denoted(self, func: cst.BaseExpression, scope: FunctionScope) -> Optional[str]:
-        """The library name the evaluator gives a callee on a local name
-        (a parameter, an assignment, ``self``) whose dotted name does not
-        start in a library: one name, every path."""
+    def _denoted(self, func: cst.BaseExpression, scope: FunctionScope) -> Optional[Value]:
+        """What the evaluator says a callee is, when it is a method called
+        on a value the walk's own resolution does not name: a local name
+        (a parameter, an assignment, ``self``) or a call's result."""
+        if not isinstance(func, cst.Attribute):
+            return None
         head = spelled_head(func)
-        if not isinstance(func, cst.Attribute) or head is None:
+        local = head is not None and (bound_locally(scope, head) or is_self(scope, head))
+        if not local and not _looks_up_in_chain(func.value):
+            # A module-level dotted name: Calls.library_callee has followed
+            # it, without loading what it did not need.
             return None
-        if not (bound_locally(scope, head) or is_self(scope, head)):
-            # A module-level name: Calls.library_callee has followed it,
-            # without loading what it did not need.
-            return None
-        denoted = self._values.denote(func, Walked(scope))
-        return denoted.name if isinstance(denoted, Library) and runs_library_code(denoted) else None
+        return self._values.denote(func, Walked(scope))
+
+    def _denoted_choices(self, call: cst.Call, denoted: Value, scope: FunctionScope) -> Picked:
+        """The project function the evaluator says a call runs, or each
+        implementation's method when it is called on an interface, those
+        ours to follow.  A union of what a factory may return is left to
+        the resolution that reads the factory's arguments (which declines
+        when they do not decide it)."""
+        members = denoted.members if isinstance(denoted, OneOf) else (denoted,)
+        found = [m.value for m in members if isinstance(m, ProjectValue) and isinstance(m.value, Definition)]
+        if not found or len(found) != len(members):
+            return NOTHING
+        if len(found) > 1 and not self._on_an_interface(call, scope):
+            return NOTHING
+        followable = [self._followable(choice, call, scope) for choice in found]
+        chosen = tuple(choice for choice in followable if choice is not None)
+        return Picked(chosen, len(chosen) == len(found))
+
+    def _on_an_interface(self, call: cst.Call, scope: FunctionScope) -> bool:
+        """Whether a method is called on an object known only by the
+        interface it provides (``find_service(IMailer).send``)."""
+        assert isinstance(call.func, cst.Attribute)
+        receiver = self._values.denote(call.func.value, Walked(scope))
+        return (
+            isinstance(receiver, ProjectValue)
+            and isinstance(receiver.value, Instance)
+            and self._values.is_interface(receiver.value.of)
+        )
 
     def _resolution(
         self,
@@ -1034,6 +1067,31 @@ def _is_hop(helper: Definition) -> bool:
     """Whether running ``helper`` is a level the project depth counts: any
     function but one nested in the caller."""
     return helper.enclosing is None
+
+
+def _looks_up_in_chain(node: cst.BaseExpression) -> bool:
+    """Whether a receiver is reached through a call that may look an
+    object up by its class (``find_service(IMailer)``, ``get(Notifier)``):
+    one given a name or an attribute as a positional argument."""
+    while isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
+        if isinstance(node, cst.Call):
+            if any(
+                arg.keyword is None and not arg.star and isinstance(arg.value, (cst.Name, cst.Attribute))
+                for arg in node.args
+            ):
+                return True
+            node = node.func
+        else:
+            node = node.value
+    return False
+
+
+def _library_name(denoted: Optional[Value]) -> Optional[str]:
+    """The library name of a callee the evaluator names as a library's
+    function or method, one name on every path."""
+    if isinstance(denoted, Library) and runs_library_code(denoted):
+        return denoted.name
+    return None
 
 
 def _caught_names(

@@ -158,6 +158,8 @@ class Calls:
         self._orders: Dict[Tuple[int, str], List[ProjectClass]] = {}
         self._assignments: Dict[Tuple[int, str], Dict[str, List[cst.BaseExpression]]] = {}
         self._library_bases: Dict[Tuple[int, str], Optional[str]] = {}
+        # The interfaces each module's classes declare they implement, by the module's id.
+        self._declared: Dict[int, List[Tuple[ProjectClass, Tuple[int, str]]]] = {}
         # What each class assigns a name (idemlint.semantic.values), by its key and the name.
         self.class_assignments: Dict[Tuple[Tuple[int, str], str], "ClassAssignments"] = {}
         # Of a class left unparsed: the statements of its body that assign each name.
@@ -403,6 +405,42 @@ class Calls:
             self._nested -= 1
 
     # -- classes ----------------------------------------------------------
+
+    def method(self, owner: ProjectClass, name: str) -> Optional[Definition]:
+        """The method ``name`` an instance of ``owner`` runs, if the project
+        defines one along its method resolution order."""
+        return self._method(owner, name)
+
+    def implementations(self, interface: ProjectClass) -> List[ProjectClass]:
+        """The classes the project declares implement ``interface``
+        (``@implementer(IMailer)``, zope.interface), in any module: what an
+        object looked up by the interface may be."""
+        if self.project is None:
+            return []
+        found: List[ProjectClass] = []
+        for module in self.project.modules_implementing():
+            found += [klass for klass, declared in self._declared_in(module) if declared == interface.key]
+        return found
+
+    def _declared_in(self, module: "LoadedModule") -> List[Tuple[ProjectClass, Tuple[int, str]]]:
+        """Each class of ``module`` with each interface it declares it
+        implements; read from CPython's outline while libcst has not parsed it."""
+        if id(module) not in self._declared:
+            declared: List[Tuple[ProjectClass, Tuple[int, str]]] = []
+            resolver = module.index.resolver()
+            for name in module.index.classes:
+                klass = ProjectClass(module, name)
+                for decorator in _class_decorators(klass):
+                    if not isinstance(decorator, cst.Call):
+                        continue
+                    if not catalog.matches_any(catalog.IMPLEMENTS_DECORATORS, resolver.resolve(decorator.func)):
+                        continue
+                    for arg in decorator.args:
+                        interface = self.module_value(arg.value, module)
+                        if isinstance(interface, ProjectClass):
+                            declared.append((klass, interface.key))
+            self._declared[id(module)] = declared
+        return self._declared[id(module)]
 
     def _method(
         self, owner: ProjectClass, name: str, after: Optional[Tuple[int, str]] = None, *, below: bool = False
@@ -1147,6 +1185,18 @@ def _base_expressions(klass: ProjectClass) -> List[cst.BaseExpression]:
         return [cst.parse_expression(ast.unparse(base)) for base in _class_statement(outline).bases]
     except cst.ParserSyntaxError:
         return [base.value for base in klass.node.bases]
+
+
+def _class_decorators(klass: ProjectClass) -> List[cst.BaseExpression]:
+    """The class's decorators as libcst expressions (as :func:`_base_expressions`)."""
+    outline = klass.outline
+    if outline is None:
+        return [decorator.decorator for decorator in klass.node.decorators]
+    statement = _class_statement(outline)
+    try:
+        return [cst.parse_expression(ast.unparse(decorator)) for decorator in statement.decorator_list]
+    except cst.ParserSyntaxError:
+        return [decorator.decorator for decorator in klass.node.decorators]
 
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)

@@ -1190,9 +1190,17 @@ TOKEN_EXCHANGE_PATH_ENDINGS: Tuple[Tuple[str, ...], ...] = (
 # `_search` and `_msearch`, Vespa's /search/). Recognised as the exchanges
 # are: /search, /index/_search, /_msearch; /search-history, /searches/save
 # are not, and neither is a /count (a POST to one may well add to it).
+# Prometheus's HTTP API (and Loki's, Mimir's and Thanos's, which copy it)
+# takes a query's parameters "URL-encoded in the request body by using the
+# POST method" (prometheus.io/docs/prometheus/latest/querying/api/):
+# /api/v1/query, /api/v1/query_range, /api/v1/series and /api/v1/labels read.
 QUERY_PATH_ENDINGS: Tuple[Tuple[str, ...], ...] = (
     ("search",),
     ("_msearch",),
+    ("api", "v1", "query"),
+    ("api", "v1", "query_range"),
+    ("api", "v1", "series"),
+    ("api", "v1", "labels"),
 )
 
 # Calls that join a base URL and a path: the path decides the shape.
@@ -2256,6 +2264,15 @@ TASK_ENQUEUE_CALLS: Tuple[EnqueueCall, ...] = (
 # The methods of a task object that enqueue it or run it inline (Celery,
 # Dramatiq, taskiq, RQ's ``@job``): what is enqueued is the receiver.
 TASK_OBJECT_METHODS = frozenset({"delay", "apply_async", "send", "send_with_options", "kiq", "run"})
+# Class decorators that declare the interfaces a class implements: an
+# object looked up by the interface (``request.find_service(IMailer)``) is
+# one of those classes.  Source: zope.interface, "Declaring implemented
+# interfaces" (zopeinterface.readthedocs.io/en/latest/README.html).
+IMPLEMENTS_DECORATORS: Tuple[str, ...] = ("zope.interface.implementer", "zope.interface.declarations.implementer")
+# The base of an interface: its methods are declarations, run by the
+# classes that implement it.
+INTERFACE_BASES: Tuple[str, ...] = ("zope.interface.Interface", "zope.interface.interface.Interface")
+
 # Celery signatures built from the task, ``t.s(x).apply_async()``, and the
 # calls that enqueue them.  Source: Celery's "Canvas: Designing Work-flows"
 # (docs.celeryq.dev/en/stable/userguide/canvas.html).

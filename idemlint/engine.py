@@ -459,7 +459,7 @@ def _cached_or_analysed(
     groups = _by_settings([path for path, _ in candidates], source)
     # Which files may configure an app is part of every key: a file that
     # starts to (``app.Task = X`` added) was no dependency of any analysis.
-    apps = "\0".join((*files.app_files, "\1", *files.named_task_files))
+    apps = "\0".join((*files.app_files, "\1", *files.named_task_files, "\1", *files.implementing_files))
     keys = [""] * len(candidates)
     if cache is not None:
         for settings, numbers in groups:
@@ -662,7 +662,8 @@ class _WorkerRun:
             self._renew()
             files = self.files
             project = Project(
-                files.files, self.settings.task_decorators, files.app_files, files.overlay, files.named_task_files
+                files.files, self.settings.task_decorators, files.app_files, files.overlay,
+                files.named_task_files, files.implementing_files,
             )
             summaries = Summaries()
             self._state = (project, summaries, _sub_tasks(project, self.settings, summaries))
@@ -799,13 +800,16 @@ _Candidate = Tuple[str, bytes]
 class _ProjectFiles:
     """The files a run analyses, those of them whose text may create or
     configure a Celery app (see :data:`_APP_TEXT`), the editor's
-    buffers they are read from first, and the files holding tasks whose
-    text may register one under a name of its own (:data:`_NAME_TEXT`)."""
+    buffers they are read from first, the files holding tasks whose
+    text may register one under a name of its own (:data:`_NAME_TEXT`),
+    and the files whose text may declare a class implements an interface
+    (:data:`_IMPLEMENTS_TEXT`)."""
 
     files: List[str]
     app_files: Tuple[str, ...] = ()
     overlay: Overlay = NO_OVERLAY
     named_task_files: Tuple[str, ...] = ()
+    implementing_files: Tuple[str, ...] = ()
 
 
 # ``app = Celery(...)``, ``app.Task = X``, ``Celery(task_cls=...)``: what
@@ -819,6 +823,9 @@ _POOL_TEXT = tuple(setting.encode() for setting in catalog.WORKER_POOL_SETTINGS)
 # ``@app.task(name="mail.send")``: a task sent by that name
 # (``send_task("mail.send")``) is looked for only in such files.
 _NAME_TEXT = (b"name=", b"name =")
+# ``@implementer(IMailer)``: an object looked up by an interface is one of
+# the classes declared so, looked for only in such files.
+_IMPLEMENTS_TEXT = b"implementer("
 
 
 def _may_configure_an_app(raw: bytes) -> bool:
@@ -854,6 +861,7 @@ def _candidates(
     candidates: List[_Candidate] = []
     problems: List[FileProblem] = []
     app_files: List[str] = []
+    implementing: List[str] = []
     seen: Dict[str, "Screened"] = {}
     digests: Dict[str, str] = {}
     names = _ProjectDecoratorNames()
@@ -870,6 +878,8 @@ def _candidates(
             seen[digest] = screened
         if screened.configures_app:
             app_files.append(path)
+        if _IMPLEMENTS_TEXT in raw:
+            implementing.append(path)
         names.add(path, screened)
         if screened.holds_tasks:
             candidates.append((path, raw))
@@ -880,7 +890,7 @@ def _candidates(
     order = {path: number for number, path in enumerate(paths)}
     candidates.sort(key=lambda candidate: order[candidate[0]])
     named = tuple(path for path, raw in candidates if any(text in raw for text in _NAME_TEXT))
-    files = _ProjectFiles(list(paths), tuple(app_files), overlay, named)
+    files = _ProjectFiles(list(paths), tuple(app_files), overlay, named, tuple(implementing))
     return candidates, problems, files, seen, digests
 
 
@@ -1502,7 +1512,10 @@ def _tasks_in_chunk(
     the time limit."""
     from idemlint.project import Project
 
-    project = Project(files.files, settings.task_decorators, files.app_files, named_task_files=files.named_task_files)
+    project = Project(
+        files.files, settings.task_decorators, files.app_files,
+        named_task_files=files.named_task_files, implementing_files=files.implementing_files,
+    )
     modules: List["LoadedModule"] = []
     problems: List[FileProblem] = []
     _analysis_imported()

@@ -93,18 +93,24 @@ class Project:
         app_files: Sequence[str] = (),
         overlay: Overlay = NO_OVERLAY,
         named_task_files: Sequence[str] = (),
+        implementing_files: Sequence[str] = (),
     ) -> None:
         """``app_files``: the files whose text may create or configure a
         Celery app (``Celery(``, ``.Task =``, ``task_cls``), read only when a
         task asks which class its app gives it; ``overlay``: an editor's
         buffers, read instead of those files on disk; ``named_task_files``:
         the files holding tasks whose text may give one a name of its own
-        (``name=``), read only when a task is sent by such a name."""
+        (``name=``), read only when a task is sent by such a name;
+        ``implementing_files``: the files whose text may declare a class
+        implements an interface (``implementer(``), read only when an
+        object is looked up by an interface."""
         self.files: Dict[str, str] = module_files(paths)
         self._overlay = overlay
         self._task_decorators = task_decorators
         self._app_files = app_files
         self._named_task_files = named_task_files
+        self._implementing_files = implementing_files
+        self._names_by_path: Optional[Dict[str, str]] = None
         # Every module name looked up and the file it named, in order: what an
         # analysis depends on besides its own file (see idemlint.cache).
         self.lookups: List[Lookup] = []
@@ -405,10 +411,19 @@ class Project:
         name of its own (``name=``): where a task sent by such a name is
         looked for.  Each is recorded as looked up, so a task that starts
         or stops being registered under a name renews the answer."""
-        names = {path: name for name, path in self.files.items()}
+        return self._modules_of(self._named_task_files)
+
+    def modules_implementing(self) -> List[LoadedModule]:
+        """The modules whose text may declare a class implements an
+        interface (``implementer(``), each recorded as looked up."""
+        return self._modules_of(self._implementing_files)
+
+    def _modules_of(self, paths: Sequence[str]) -> List[LoadedModule]:
+        if self._names_by_path is None:
+            self._names_by_path = {path: name for name, path in self.files.items()}
         found: List[LoadedModule] = []
-        for path in self._named_task_files:
-            name = names.get(path)
+        for path in paths:
+            name = self._names_by_path.get(path)
             loaded = self.load(name) if name is not None else None
             if loaded is not None:
                 found.append(loaded)

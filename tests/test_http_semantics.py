@@ -116,6 +116,13 @@ def test_token_exchanges_are_told_by_the_last_path_segments(url: str, exchange: 
         ("https://search.example.com/orders", False),
         ("/orders?next=/search", False),
         ("/accounts/count-visits", False),
+        ("/api/v1/query", True),
+        ("https://prometheus.example/api/v1/query_range", True),
+        ("{}/loki/api/v1/query", True),
+        ("/api/v1/series?match[]=up", True),
+        ("/api/v1/admin/tsdb/delete_series", False),
+        ("/api/v1/queries", False),
+        ("/v1/query", False),
     ],
 )
 def test_searches_are_told_by_the_last_path_segments(url: str, query: bool) -> None:

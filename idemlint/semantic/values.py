@@ -507,16 +507,40 @@ class Values:
         if not isinstance(target, (Instance, ProjectClass)):
             return Unknown(f"an attribute {name!r} the project does not define")
         klass = target.of if isinstance(target, Instance) else target
+        method = self.calls.method(klass, name)
+        if method is not None:
+            return self._implemented(klass, method) if isinstance(target, Instance) else ProjectValue(method)
         assigned = self._class_assigned(klass, name, isinstance(target, Instance))
         if assigned is not None:
             return assigned
         base = self.calls.library_base(klass)
         if base is not None and base.partition(".")[0] in catalog.MIXIN_MODULES:
             base = None
+        if base is not None and isinstance(target, Instance) and self.is_interface(klass):
+            return Unknown(f"a member {name!r} the interface does not declare")
         if base is not None:
             made = "()" if isinstance(target, Instance) else ""
             return Library(f"{base}{made}.{name}")
         return Unknown(f"an attribute {name!r} the project does not define")
+
+    def is_interface(self, klass: ProjectClass) -> bool:
+        """Whether a class is an interface (zope.interface): its methods
+        are declarations, run by the classes that implement it."""
+        base = self.calls.library_base(klass)
+        return base is not None and catalog.matches_any(catalog.INTERFACE_BASES, base)
+
+    def _implemented(self, klass: ProjectClass, method: Definition) -> Value:
+        """The method an instance of ``klass`` runs; of an interface, the
+        method of each class declared to implement it, which the instance
+        may be."""
+        if not self.is_interface(klass):
+            return ProjectValue(method)
+        name = method.function.name.value
+        found: List[Value] = []
+        for implementation in self.calls.implementations(klass):
+            own = self.calls.method(implementation, name)
+            found.append(ProjectValue(own) if own is not None else Unknown(f"{implementation.name} lacks {name}"))
+        return one_of(found) if found else Unknown("an interface nothing is declared to implement")
 
     def _class_assigned(self, klass: ProjectClass, name: str, instance: bool) -> Optional[Value]:
         """What the class (or a project base) assigns ``name``: the first
@@ -596,12 +620,32 @@ class Values:
             if isinstance(target, ProjectClass):
                 return ProjectValue(Instance(target))
             if isinstance(target, Definition):
-                return self.returned(target)
+                returned = self.returned(target)
+                if isinstance(returned, Unknown) and call is not None:
+                    # ``container.get(Notifier)`` out of a table it fills at run time.
+                    return self._looked_up(call, where) or returned
+                return returned
             if isinstance(target, Rows) and target.method in catalog.ORM_QUERYSET_METHODS:
                 return ProjectValue(Rows(target.of))
             if isinstance(target, Rows) and target.method in catalog.ORM_INSTANCE_METHODS:
                 return ProjectValue(Instance(target.of))
+        if isinstance(value, Unknown) and call is not None:
+            return self._looked_up(call, where) or Unknown("what a call of a value not known returns")
         return Unknown("what a call of a value not known returns")
+
+    def _looked_up(self, call: cst.Call, where: Environment) -> Optional[Value]:
+        """What a lookup by a project class gives (``find_service(IMailer)``,
+        ``session.get(Order, pk)``, a container's ``get(Notifier)``): an
+        instance of it, when one positional argument is a project class.
+        Its members are the class's own; any other stays unknown."""
+        classes = []
+        for arg in call.args:
+            if arg.keyword is not None or arg.star or not isinstance(arg.value, (cst.Name, cst.Attribute)):
+                continue
+            given = self.denote(arg.value, where)
+            if isinstance(given, ProjectValue) and isinstance(given.value, ProjectClass):
+                classes.append(given.value)
+        return ProjectValue(Instance(classes[0])) if len(classes) == 1 else None
 
     def _library_result(self, name: str, call: Optional[cst.Call], where: Environment) -> Value:
         if name in catalog.RETURNS_WHAT_IT_IS_GIVEN and call is not None and call.args:
@@ -613,7 +657,8 @@ class Values:
         builtin = name.partition("builtins.")[2] if name.startswith("builtins.") else None
         if builtin is not None:
             return self._builtin_result(builtin)
-        return Library(f"{name}()")
+        looked_up = self._looked_up(call, where) if call is not None else None
+        return looked_up or Library(f"{name}()")
 
     def _builtin_result(self, name: str) -> Value:
         """``str(x)`` is a str; ``", ".join(x)`` too; ``d.get(k)`` an element."""
@@ -646,6 +691,10 @@ class Values:
             one_of(self.denote(value, where) if value is not None else NONE for value in given)
             if given else NONE
         )
+        returns = definition.function.returns
+        if returns is not None and not entering and (not given or _holds_unknown(value)):
+            # What the code cannot tell (or a body that only raises), its annotation says.
+            value = self._annotated(returns.annotation, definition.module) or value
         if self._cycles == cycles:
             self._returns[key] = value  # complete: the same whoever asks first
         else:
@@ -724,6 +773,11 @@ class Values:
             return Unknown("a project module")
         return Library(dotted)
 
+
+
+def _holds_unknown(value: Value) -> bool:
+    members = value.members if isinstance(value, OneOf) else (value,)
+    return any(isinstance(member, Unknown) for member in members)
 
 
 def _literal_kind(expression: cst.BaseExpression) -> Optional[str]:

@@ -1,0 +1,5 @@
+from zope.component import getGlobalSiteManager
+
+
+def get_registry():
+    return getGlobalSiteManager()

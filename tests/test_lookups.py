@@ -1,0 +1,100 @@
+"""Lookups that return instances (idemlint.semantic.values): a call given
+a project class whose result is used as an instance of it, and the
+implementations of a zope interface.
+
+tests/projects/lookups/ runs through the CLI with ``# expect:`` on each
+send; every task that reaches one through a lookup is named on it, and the
+twins are not.  Also: a member the class does not define stays unknown,
+the answer does not depend on file order or jobs, and a cached analysis
+follows an implementation added in another file.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import shutil
+
+from conftest import RunCli
+from expectations import expectations, reported
+from test_subtasks import codes, write
+
+from idemlint import lint_paths
+from idemlint.cache import DIRECTORY_NAME, Cache
+from idemlint.settings import DEFAULT_SETTINGS
+
+PROJECT = pathlib.Path(__file__).parent / "projects" / "lookups"
+LOOKING_UP = {
+    "chained", "through_a_local", "through_a_walrus", "through_a_module_alias", "from_an_untyped_registry",
+}
+
+
+def test_each_lookup_reaches_the_class_it_was_given(run_cli: RunCli) -> None:
+    status, out, err = run_cli("check", "--no-cache", str(PROJECT))
+    assert (status, err) == (1, "")
+    assert reported(out) == expectations(PROJECT)
+    findings = {pathlib.Path(f.path).name: f for f in lint_paths([str(PROJECT)]).findings}
+    assert {task.rpartition(".")[2] for task in findings["services.py"].tasks} == LOOKING_UP
+    assert findings["notifiers.py"].tasks == ("desk.tasks.from_the_project_container",)
+
+
+def test_a_member_the_interface_does_not_declare_is_unresolved(run_cli: RunCli) -> None:
+    status, out, err = run_cli("tasks", "--format", "json", str(PROJECT))
+    assert (status, err) == (0, "")
+    rows = {row["name"].rpartition(".")[2]: row for row in json.loads(out)}
+    assert [site["call"] for site in rows["a_member_the_interface_does_not_define"]["unresolved"]] == [
+        "current_request().find_service(IMailer).describe(...)",
+    ]
+    # Each implementation of the interface is followed: the mailer and the logger alike.
+    assert all(rows[name]["calls"]["unresolved"] == 0 for name in LOOKING_UP | {"an_implementation_that_only_logs"})
+
+
+def test_the_answer_does_not_depend_on_the_order_of_the_files_nor_on_jobs(tmp_path: pathlib.Path) -> None:
+    root = tmp_path / "lookups"
+    shutil.copytree(PROJECT, root)
+    files = sorted(str(path) for path in root.rglob("*.py"))
+    first = lint_paths(files, jobs=1)
+    assert lint_paths(list(reversed(files)), jobs=1) == first
+    assert lint_paths(files, jobs=2) == first
+
+
+SERVICE = {
+    "desk/__init__.py": "",
+    "desk/interfaces.py": """
+        from zope.interface import Interface
+
+        class IPoster(Interface):
+            def post(payload):
+                "Post it."
+    """,
+    "desk/tasks.py": """
+        from celery import shared_task
+        from pyramid.request import Request
+        from desk.interfaces import IPoster
+
+        @shared_task
+        def publish(request: Request, payload):
+            request.find_service(IPoster).post(payload)
+    """,
+}
+POSTER = """
+    import requests
+    from zope.interface import implementer
+    from desk.interfaces import IPoster
+
+    @implementer(IPoster)
+    class HttpPoster:
+        def post(self, payload):
+            requests.post("https://hooks.example/publish", json=payload)
+"""
+
+
+def test_an_implementation_added_in_another_file_renews_the_cached_caller(tmp_path: pathlib.Path) -> None:
+    write(tmp_path, SERVICE)
+    cache_dir = str(tmp_path / DIRECTORY_NAME)
+    project = [str(tmp_path / "desk")]
+    assert codes(project, Cache(cache_dir, DEFAULT_SETTINGS)) == []
+    write(tmp_path, {"desk/posters.py": POSTER})
+    assert codes(project, Cache(cache_dir, DEFAULT_SETTINGS)) == [("posters.py", 9, "IDM002")]
+    write(tmp_path, {"desk/posters.py": POSTER.replace("@implementer(IPoster)", "")})
+    assert codes(project, Cache(cache_dir, DEFAULT_SETTINGS)) == []
