@@ -27,9 +27,10 @@ from idemlint.calls import UNPARSED_METHOD, fetched_instance, keywords_collected
 from idemlint.calls import annotated_type, bound_locally, is_self, parameters, spelled_head
 from idemlint.dispatch import NOTHING, Picked, candidates, method_candidates
 from idemlint.findings import PAST_DEPTH, PAST_EVENTS
-from idemlint.names import Resolver, argument, children, dotted_name, import_bindings
+from idemlint.names import Resolver, children, dotted_name, import_bindings
 from idemlint.semantic import reach
 from idemlint.semantic.enqueue import Enqueues
+from idemlint.semantic.transactions import Opened, Transactions
 from idemlint.semantic.values import Library, OneOf, ProjectValue, Value, Values, Walked, runs_library_code
 from idemlint.statements import is_exit
 from idemlint.tasks import ModuleIndex, Task
@@ -177,6 +178,10 @@ class Trace:
     # per finding, and a scan of the events each time is quadratic.
     _modules: Dict[int, "LoadedModule"] = field(default_factory=dict, repr=False, compare=False)
     _modules_seen: int = field(default=0, repr=False, compare=False)
+    # How a message names each transaction a walk opened, by the id of the
+    # ``with`` statement or the function (shared by the run's summaries:
+    # a replayed walk's transactions keep their names).
+    transactions: Dict[int, str] = field(default_factory=dict, repr=False, compare=False)
 
     def calls(self) -> Iterator[Event]:
         return (e for e in self.events if e.kind == "call")
@@ -326,6 +331,8 @@ class Summaries:
     def __init__(self, resolving: bool = False) -> None:
         self._store: Dict[Tuple[object, ...], List[Summary]] = {}
         self.resolving = resolving
+        # How a message names each transaction the walks opened (Trace.transactions).
+        self.transactions: Dict[int, str] = {}
 
     def get(self, key: Tuple[object, ...], depth: Tuple[int, int], in_transaction: bool) -> Optional[Summary]:
         """A summary of the walk ``key`` names that serves at ``depth``, in
@@ -359,6 +366,7 @@ class TraceBuilder:
         self.summaries = summaries if summaries is not None else Summaries()
         self._values = Values(self.calls)  # what a call the walk did not resolve denotes
         self._enqueues = Enqueues(self.calls, self._values, project)
+        self._tx = Transactions(self.calls, self._values)
         self.task = task
         # Set when a walk skipped a call for a reason its caller's context
         # decides (recursion, the event budget): such a walk is not reusable.
@@ -367,7 +375,7 @@ class TraceBuilder:
         # Set when a walk took a branch because a transaction was open (or
         # not) around it: its summary serves only where that is the same.
         self._asked_transaction = False
-        self.trace = Trace(task, module)
+        self.trace = Trace(task, module, transactions=self.summaries.transactions)
         self._seq = itertools.count()
         self._stack: List[cst.FunctionDef] = []
         self._hops = 0  # of the functions on the stack, those not nested in their caller
@@ -432,10 +440,11 @@ class TraceBuilder:
     ) -> None:
         self._stack.append(scope.function)
         self._call_sites.append(call)
-        opened = self._is_transactional(scope.function, scope.resolver)
-        default = opened and any(_is_default_atomic(d.decorator, scope.resolver) for d in scope.function.decorators)
-        if opened:
+        opened = self._opened_around(scope)
+        default = opened is not None and opened.default_atomic
+        if opened is not None:
             self._transactions.append(id(scope.function))
+            self.trace.transactions[id(scope.function)] = opened.label
         self._default_atomic += default
         statements: Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]] = (
             scope.function.body.body
@@ -443,18 +452,21 @@ class TraceBuilder:
         container = id(call) if call is not None else id(scope.function)
         self._block(statements, container, "Call", "body", path, scope, boundary=True)
         self._default_atomic -= default
-        if opened:
+        if opened is not None:
             self._transactions.pop()
         self._call_sites.pop()
         self._stack.pop()
 
-    def _is_transactional(self, function: cst.FunctionDef, resolver: Resolver) -> bool:
-        return any(
-            catalog.matches_any(
-                catalog.TRANSACTION_CONTEXTS, resolver.resolve(d.decorator)
-            )
-            for d in function.decorators
-        )
+    def _opened_around(self, scope: FunctionScope) -> Optional[Opened]:
+        """The transaction a function runs in by its decorators, or, for
+        the task itself, by the task class that runs its body."""
+        for decorator in scope.function.decorators:
+            opened = self._tx.decorator(decorator.decorator, scope)
+            if opened is not None:
+                return opened
+        if scope.is_task:
+            return self._tx.task_class(self.task, self.module)
+        return None
 
     # -- statements -------------------------------------------------------
 
@@ -616,10 +628,11 @@ class TraceBuilder:
         transactional = default = False
         for item in node.items:
             self._expression(item.item, path + (self._branch(node, "With", "items"),), scope)
-            resolved = scope.resolver.resolve(item.item)
-            if catalog.matches_any(catalog.TRANSACTION_CONTEXTS, resolved):
+            opened = self._tx.context(item.item, scope)
+            if opened is not None:
                 transactional = True
-                default = default or _is_default_atomic(item.item, scope.resolver)
+                default = default or opened.default_atomic
+                self.trace.transactions.setdefault(id(node), opened.label)
             if item.asname is not None:
                 note_assigned(scope.assigned, item.asname.name)
                 if isinstance(item.asname.name, cst.Name):
@@ -1053,14 +1066,6 @@ def _replayed(
         caught=caught, call_site=call_site,
     )
     return moved
-
-
-def _is_default_atomic(opener: cst.BaseExpression, resolver: Resolver) -> bool:
-    """Whether a decorator or context opens an atomic block of Django's
-    default database: ``atomic`` with no database named."""
-    if not catalog.matches_any(catalog.DEFAULT_ATOMIC_BLOCKS, resolver.resolve(opener)):
-        return False
-    return not isinstance(opener, cst.Call) or argument(opener, 0, "using") is None
 
 
 def _is_hop(helper: Definition) -> bool:

@@ -1825,13 +1825,24 @@ SQL_TEXT_WRAPPERS: Tuple[str, ...] = ("sqlalchemy.text", "sqlalchemy.sql.text", 
 # Exceptions a unique insert raises on a duplicate.
 DUPLICATE_ERRORS = re.compile(r"(IntegrityError|UniqueViolation(Error)?|DuplicateKeyError)\Z")
 
-# Transaction scopes (IDM003 treats marker and work inside one as atomic).
+# Transaction scopes (IDM003 treats marker and work inside one as atomic):
+# Django's ``atomic``; SQLAlchemy's ``begin()``/``begin_nested()`` (sync and
+# async); ``transaction()`` (psycopg, asyncpg, peewee, piccolo); ``atomic()``
+# (peewee, Django's); the ``transaction`` package's thread-local manager and
+# its managers (transaction.readthedocs.io, "Context manager support"); and
+# Pyramid's ``request.tm``, the request's transaction manager
+# (docs.pylonsproject.org/projects/pyramid_tm, "Transaction Usage").
 TRANSACTION_CONTEXTS: Tuple[str, ...] = (
     "django.db.transaction.atomic",
     "django.db.transaction.atomic()",
     "*.begin()",
     "*.begin_nested()",
     "*.transaction()",
+    "*.atomic()",
+    "transaction.manager",
+    "transaction.TransactionManager()",
+    "transaction.ThreadTransactionManager()",
+    "pyramid.request.Request().tm",
 )
 
 # Calls that are neither the work a marker records nor a side effect.

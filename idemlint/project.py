@@ -13,10 +13,9 @@ from __future__ import annotations
 import ast
 import io
 import re
-import tokenize
 import warnings
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, TypeVar, Union
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
 import libcst as cst
 

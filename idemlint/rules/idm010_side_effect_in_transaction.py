@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, Optional, Tuple
+from typing import Iterator, Optional, Tuple
 
 import libcst as cst
 
-from idemlint import catalog
 from idemlint.analysis import Event, Trace, call_label
 from idemlint.effects import Knowledge, SubTaskEffect, starts_task
 from idemlint.fixes import UNSAFE
 from idemlint.calls import assigned_in
-from idemlint.names import Resolver, descendants, dotted_name
+from idemlint.names import Resolver, descendants
 from idemlint.rules.base import NodeEdit, SuggestedFix, TaskRule, Violation, where
 from idemlint.statements import alone_on_its_line, is_call_statement, placed_with
 
@@ -26,7 +25,12 @@ class SideEffectInTransaction(TaskRule):
         "a `with transaction.atomic():` block, a function decorated with "
         "`@transaction.atomic` (the task itself or a helper it calls), a "
         "SQLAlchemy `session.begin()`/`engine.begin()`/`Session.begin()` block, "
-        "their `async with` forms, and helpers called inside any of them. "
+        "their `async with` forms, an ORM's `db.atomic()` or `conn.transaction()`, "
+        "the `transaction` package's `transaction.manager`, Pyramid's `request.tm`, "
+        "a project context manager or decorator that opens any of these around "
+        "its `yield` or the function it wraps, a task class whose `__call__` runs "
+        "the task's body inside one (`base=AtomicTask`), and helpers called "
+        "inside any of them. "
         "Callbacks registered with `transaction.on_commit(...)` run after the "
         "commit and are not reported. Enqueueing a project task that makes such "
         "an effect unguarded (`send_receipt.delay(...)`) is reported at the "
@@ -97,7 +101,6 @@ def charge_order(order_id):
     )
 
     def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
-        labels: Optional[Dict[int, str]] = None
         for event in trace.calls():
             if event.transaction is None:
                 continue
@@ -105,9 +108,7 @@ def charge_order(order_id):
             enqueued = _enqueued_in_transaction(event, knowledge) if kind is None else ()
             if kind is None and not enqueued:
                 continue
-            if labels is None:
-                labels = _transaction_labels(trace)
-            opened = labels.get(event.transaction, "a database transaction")
+            opened = trace.transactions.get(event.transaction, "a database transaction")
             call = f"`{call_label(event.node)}` in {where(event, trace.task.name)}"  # type: ignore[arg-type]
             if enqueued:
                 sub = enqueued[0]
@@ -155,38 +156,6 @@ def _enqueued_in_transaction(event: Event, knowledge: Knowledge) -> Tuple[SubTas
     if effects and effects[0].after_commit and starts_task(event) == "enqueues":
         return ()
     return effects
-
-
-def _transaction_labels(trace: Trace) -> Dict[int, str]:
-    """How a message names each transaction scope of the trace, by its id."""
-    labels: Dict[int, str] = {}
-    for event in trace.events:
-        function = event.scope.function
-        if id(function) not in labels:
-            decorator = _transaction_decorator(function, event)
-            if decorator is not None:
-                labels[id(function)] = (
-                    f"`@{decorator}` on `{event.scope.qualified_name}`"
-                )
-        if event.kind != "call" or not event.callee:
-            continue
-        if not catalog.matches_any(catalog.TRANSACTION_CONTEXTS, f"{event.callee}()"):
-            continue
-        for step in event.path:
-            if step.kind == "With" and step.branch == "items":
-                labels.setdefault(step.container, f"`{call_label(event.node)}`")  # type: ignore[arg-type]
-    return labels
-
-
-def _transaction_decorator(function: cst.FunctionDef, event: Event) -> Optional[str]:
-    for decorator in function.decorators:
-        resolved = event.scope.resolver.resolve(decorator.decorator)
-        if catalog.matches_any(catalog.TRANSACTION_CONTEXTS, resolved):
-            spelled = decorator.decorator
-            if isinstance(spelled, cst.Call):
-                return f"{dotted_name(spelled.func) or 'atomic'}()"
-            return dotted_name(spelled) or "atomic"
-    return None
 
 
 def _after_commit(event: Event, trace: Trace) -> Optional[SuggestedFix]:

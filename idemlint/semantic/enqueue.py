@@ -35,7 +35,7 @@ from idemlint.semantic.values import Library, ModuleLevel, OneOf, Value, Values,
 
 if TYPE_CHECKING:
     from idemlint.analysis import FunctionScope
-    from idemlint.project import LoadedModule, Project
+    from idemlint.project import Project
 
 # How many bindings are followed from a name to the signature it holds.
 MAX_HOPS = 8

@@ -1,0 +1,165 @@
+"""What opens a database transaction: one concept, every spelling.
+
+A transaction is opened by
+
+- a context manager or decorator the catalogue names
+  (:data:`idemlint.catalog.TRANSACTION_CONTEXTS`: Django's ``atomic``,
+  SQLAlchemy's ``begin()``, the ``transaction`` package's manager,
+  Pyramid's ``request.tm``...), spelled directly or held in a name, an
+  attribute or a parameter whose value the evaluator knows;
+- a project context manager whose body opens one around its ``yield``
+  (``@contextmanager def unit_of_work(): with atomic(): yield``);
+- a project decorator whose body opens one (the wrapper it returns runs
+  the function inside it);
+- a task class whose ``__call__``, ``run`` or ``__new__`` opens one: the
+  task's whole body runs inside it.
+
+Each answer carries how a message names the transaction.  Project code is
+read a few wrappers deep, no further (:data:`MAX_WRAPPERS`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Dict, Iterator, Optional, Tuple
+
+import libcst as cst
+
+from idemlint import catalog
+from idemlint.calls import Calls, Definition, ProjectClass
+from idemlint.names import Resolver, argument, descendants, dotted_name
+from idemlint.semantic.values import Defined, Environment, Library, OneOf, ProjectValue, Values, Walked
+
+if TYPE_CHECKING:
+    from idemlint.analysis import FunctionScope
+    from idemlint.project import LoadedModule
+    from idemlint.tasks import Task
+
+# How many project wrappers (a context manager in a context manager) are read.
+MAX_WRAPPERS = 3
+# The methods of a task class that run the task's body.
+TASK_RUNNERS = ("__call__", "run", "__new__")
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A transaction a context, a decorator or a task class opens: how a
+    message names it, and whether it is an atomic block of Django's
+    default database (which ``connection.in_atomic_block`` reports)."""
+
+    label: str
+    default_atomic: bool = False
+    # The catalogued opener at the bottom of the wrappers (``transaction.atomic()``).
+    opener: str = ""
+
+    def wrapped_by(self, label: str) -> "Opened":
+        """The same transaction, opened through a project wrapper ``label``."""
+        return Opened(f"{label}, which opens `{self.opener}`", self.default_atomic, self.opener)
+
+
+class Transactions:
+    """Answers, for the traces of one run, what opens a transaction."""
+
+    def __init__(self, calls: Calls, values: Values) -> None:
+        self.calls = calls
+        self.values = values
+        self._wrappers: Dict[Tuple[int, bool], Optional[Opened]] = {}
+
+    def context(self, manager: cst.BaseExpression, scope: "FunctionScope") -> Optional[Opened]:
+        """The transaction ``with manager:`` opens in a walked scope."""
+        return self._context(manager, scope.resolver, Walked(scope), 0)
+
+    def decorator(self, decorator: cst.BaseExpression, scope: "FunctionScope") -> Optional[Opened]:
+        """The transaction a function decorated with ``decorator`` runs in."""
+        spelled = decorator.func if isinstance(decorator, cst.Call) else decorator
+        shown = f"`@{dotted_name(spelled) or 'decorator'}{'()' if isinstance(decorator, cst.Call) else ''}`"
+        on = f"{shown} on `{scope.qualified_name}`"
+        if catalog.matches_any(catalog.TRANSACTION_CONTEXTS, scope.resolver.resolve(decorator)):
+            return Opened(on, _default_atomic(decorator, scope.resolver), _code(decorator))
+        wrapper = self.calls.module_value(spelled, scope.module)
+        if isinstance(wrapper, Definition):
+            inner = self._wrapping(wrapper, around_yield=False, depth=0)
+            if inner is not None:
+                return inner.wrapped_by(on)
+        return None
+
+    def task_class(self, task: "Task", module: "LoadedModule") -> Optional[Opened]:
+        """The transaction the task's class runs its body in: its
+        ``base=`` class's, or its own class's for a class-based task."""
+        base = task.options.get("base")
+        klass = self.calls.module_value(base, module) if base is not None else None
+        if not isinstance(klass, ProjectClass):
+            return None
+        for owner in self.calls.method_order(klass):
+            for name in TASK_RUNNERS:
+                method = self.calls.method(owner, name)
+                if method is None or method.owner is None or method.owner.name.value != owner.name:
+                    continue
+                inner = self._wrapping(method, around_yield=False, depth=0)
+                if inner is not None:
+                    return inner.wrapped_by(f"task class `{klass.name}`")
+        return None
+
+    # -- reading ---------------------------------------------------------------
+
+    def _context(
+        self, manager: cst.BaseExpression, resolver: Resolver, where: Environment, depth: int
+    ) -> Optional[Opened]:
+        code = _code(manager)
+        shown = f"`with {code}`"
+        if catalog.matches_any(catalog.TRANSACTION_CONTEXTS, resolver.resolve(manager)):
+            return Opened(shown, _default_atomic(manager, resolver), code)
+        denoted = self.values.denote(manager, where)
+        members = denoted.members if isinstance(denoted, OneOf) else (denoted,)
+        names = [m.name for m in members if isinstance(m, Library)]
+        if names and len(names) == len(members) and all(
+            catalog.matches_any(catalog.TRANSACTION_CONTEXTS, name) for name in names
+        ):
+            return Opened(f"{shown}, which is `{names[0]}`", False, names[0])
+        if isinstance(manager, cst.Call) and depth < MAX_WRAPPERS:
+            function = self.values.denote(manager.func, where)
+            if isinstance(function, ProjectValue) and isinstance(function.value, Definition):
+                inner = self._wrapping(function.value, around_yield=True, depth=depth + 1)
+                if inner is not None:
+                    return inner.wrapped_by(shown)
+        return None
+
+    def _wrapping(self, definition: Definition, around_yield: bool, depth: int) -> Optional[Opened]:
+        """The transaction a project function's body opens (around its
+        ``yield``, for a context manager), in it or in a function it nests."""
+        key = (id(definition.function), around_yield)
+        if key not in self._wrappers:
+            self._wrappers[key] = None  # a wrapper that uses itself opens nothing more
+            self._wrappers[key] = self._first_opened(definition, around_yield, depth)
+        return self._wrappers[key]
+
+    def _first_opened(self, definition: Definition, around_yield: bool, depth: int) -> Optional[Opened]:
+        resolver = definition.module.index.resolver()
+        where = Defined(definition.function, definition.module, definition.instance, definition.owner)
+        for node in _withs(definition.function):
+            if around_yield and not any(isinstance(inner, (cst.Yield,)) for inner in descendants(node.body)):
+                continue
+            for item in node.items:
+                opened = self._context(item.item, resolver, where, depth)
+                if opened is not None:
+                    return opened
+        return None
+
+
+def _withs(function: cst.FunctionDef) -> Iterator[cst.With]:
+    for node in descendants(function.body):
+        if isinstance(node, cst.With):
+            yield node
+
+
+def _default_atomic(opener: cst.BaseExpression, resolver: Resolver) -> bool:
+    """Whether a decorator or context opens an atomic block of Django's
+    default database: ``atomic`` with no database named."""
+    if not catalog.matches_any(catalog.DEFAULT_ATOMIC_BLOCKS, resolver.resolve(opener)):
+        return False
+    return not isinstance(opener, cst.Call) or argument(opener, 0, "using") is None
+
+
+def _code(node: cst.BaseExpression) -> str:
+    text = cst.Module([]).code_for_node(node)
+    return text if len(text) <= 60 else f"{text[:57]}..."
