@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import json
 import pathlib
-import shutil
 
 from conftest import RunCli
-from expectations import expectations, reported
+from expectations import assert_independent_of_order_and_jobs, expectations, reported
 from test_subtasks import codes, write
 
 from idemlint import lint_paths
@@ -41,12 +40,7 @@ def test_a_canvas_names_the_task_that_sends_not_the_one_that_reads() -> None:
 
 
 def test_the_answer_does_not_depend_on_the_order_of_the_files_nor_on_jobs(tmp_path: pathlib.Path) -> None:
-    root = tmp_path / "enqueue_links"
-    shutil.copytree(PROJECT, root)
-    files = sorted(str(path) for path in root.rglob("*.py"))
-    first = lint_paths(files, jobs=1)
-    assert lint_paths(list(reversed(files)), jobs=1) == first
-    assert lint_paths(files, jobs=2) == first
+    assert_independent_of_order_and_jobs(PROJECT, tmp_path)
 
 
 NAMED = {

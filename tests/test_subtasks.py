@@ -12,12 +12,11 @@ edit of the enqueued task.
 from __future__ import annotations
 
 import pathlib
-import shutil
 import textwrap
 from typing import Dict, List, Tuple
 
 from conftest import RunCli
-from expectations import expectations, reported
+from expectations import assert_independent_of_order_and_jobs, expectations, reported
 
 from idemlint import lint_paths, lint_source
 from idemlint.cache import DIRECTORY_NAME, Cache
@@ -58,12 +57,7 @@ def test_a_finding_at_an_enqueue_names_the_sub_task_and_where_it_sends() -> None
 
 
 def test_the_answer_does_not_depend_on_the_order_of_the_files_nor_on_jobs(tmp_path: pathlib.Path) -> None:
-    root = tmp_path / "subtasks"
-    shutil.copytree(PROJECT, root)
-    files = sorted(str(path) for path in root.rglob("*.py"))
-    first = lint_paths(files, jobs=1)
-    assert lint_paths(list(reversed(files)), jobs=1) == first
-    assert lint_paths(files, jobs=2) == first
+    assert_independent_of_order_and_jobs(PROJECT, tmp_path)
 
 
 RUN_INLINE = {

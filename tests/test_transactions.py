@@ -11,11 +11,10 @@ answer does not depend on file order or jobs.
 from __future__ import annotations
 
 import pathlib
-import shutil
 
 import pytest
 from conftest import RunCli
-from expectations import expectations, reported
+from expectations import assert_independent_of_order_and_jobs, expectations, reported
 
 from idemlint import lint_paths
 
@@ -44,9 +43,4 @@ def test_a_message_names_the_wrapper_and_what_it_opens(task: str, opened: str) -
 
 
 def test_the_answer_does_not_depend_on_the_order_of_the_files_nor_on_jobs(tmp_path: pathlib.Path) -> None:
-    root = tmp_path / "transactions"
-    shutil.copytree(PROJECT, root)
-    files = sorted(str(path) for path in root.rglob("*.py"))
-    first = lint_paths(files, jobs=1)
-    assert lint_paths(list(reversed(files)), jobs=1) == first
-    assert lint_paths(files, jobs=2) == first
+    assert_independent_of_order_and_jobs(PROJECT, tmp_path)
