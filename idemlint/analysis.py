@@ -99,8 +99,11 @@ class FunctionScope:
     enclosing: Optional["FunctionScope"] = None
     assigned: Set[str] = field(default_factory=set)
     known: Dict[str, bool] = field(default_factory=dict)
-    # The values the walk has seen assigned to each local name so far.
+    # The values the walk has seen assigned to each local name so far, those
+    # a later assignment of the same block has not replaced, and the block
+    # of each (its statements' containers and branches).
     values: Dict[str, List[cst.BaseExpression]] = field(default_factory=dict)
+    value_blocks: Dict[str, List[Tuple[Tuple[int, str], ...]]] = field(default_factory=dict)
     # The arguments each walked call passed a parameter, with the caller's scope.
     arguments: Dict[str, List[Tuple[cst.BaseExpression, "FunctionScope"]]] = field(default_factory=dict)
     # The context managers each ``with ... as name`` entered so far.
@@ -559,7 +562,7 @@ class TraceBuilder:
             elif isinstance(target, cst.Name):
                 scope.resolver.bind(target.value, value)
             if isinstance(target, cst.Name):
-                scope.values.setdefault(target.value, []).append(value)
+                _replace_value(scope, target.value, value, path)
 
     def _if(self, node: cst.If, path: Tuple[Step, ...], scope: FunctionScope) -> None:
         test_path = path + (self._branch(node, "If", "test"),)
@@ -928,6 +931,12 @@ class TraceBuilder:
             scope.arguments.setdefault(name, []).append((value, caller))
             if summary is None:
                 scope.resolver.bind(name, value)
+        if not any(arg.star for arg in call.args):
+            # A parameter the call leaves out holds its default (``key=None``).
+            passed = {name for name, _ in arguments}
+            for name, default in _defaults(helper.function):
+                if name not in passed and (collected is None or name != collected[0]):
+                    scope.arguments.setdefault(name, []).append((default, scope))
         if collected is not None:
             self._emit(
                 "bind", collected[1], scope, path + (boundary,), targets=(cst.Name(collected[0]),),
@@ -1066,6 +1075,27 @@ def _replayed(
         caught=caught, call_site=call_site,
     )
     return moved
+
+
+def _replace_value(scope: FunctionScope, name: str, value: cst.BaseExpression, path: Tuple[Step, ...]) -> None:
+    """Record ``name = value`` at ``path``: it replaces what the same block
+    (or a block nested in it) assigned before, which no path after this
+    statement can see (``key = None`` then ``key = make_key()``); what
+    another branch assigned stays a possibility."""
+    block = tuple((step.container, step.branch) for step in path)
+    values = scope.values.setdefault(name, [])
+    blocks = scope.value_blocks.setdefault(name, [])
+    kept = [n for n, earlier in enumerate(blocks) if earlier[: len(block)] != block]
+    scope.values[name] = [values[n] for n in kept] + [value]
+    scope.value_blocks[name] = [blocks[n] for n in kept] + [block]
+
+
+def _defaults(function: cst.FunctionDef) -> Iterator[Tuple[str, cst.BaseExpression]]:
+    """Each parameter with a default, and the default."""
+    params = function.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param.default is not None:
+            yield param.name.value, param.default
 
 
 def _is_hop(helper: Definition) -> bool:

@@ -17,6 +17,7 @@ from idemlint import catalog
 from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_text
 from idemlint.calls import Calls, Definition
 from idemlint.names import argument, literal_text
+from idemlint.semantic.values import NONE, OneOf, Values, Walked
 from idemlint.settings import Settings
 
 T = TypeVar("T")
@@ -77,6 +78,7 @@ class Knowledge:
         self.settings = settings
         self.calls = calls  # for constants other project modules define
         self._sub_tasks = sub_tasks
+        self._values: Optional[Values] = None  # what a key's name holds, asked when a key is read
         self._enqueued: Dict[int, Tuple[SubTaskEffect, ...]] = {}
         self._assigned: Dict[Tuple[int, str], List[cst.BaseExpression]] = {}
         self._bound: Set[Tuple[int, str]] = set()  # helper parameters bound to arguments
@@ -446,7 +448,7 @@ class Knowledge:
             elif arg.keyword is not None:
                 name = arg.keyword.value
                 if self._is_key_name(name, effect):
-                    return not is_none(arg.value)
+                    return not self._may_be_none(arg.value, event.scope)
                 if name in effect.key_containers and self._mapping_has_key(
                     arg.value, event.scope, effect
                 ):
@@ -455,10 +457,25 @@ class Knowledge:
                 if self._mapping_has_key(arg.value, event.scope, effect):
                     return True
         if effect.key_position is not None and effect.key_position < len(positional):
-            return not is_none(positional[effect.key_position].value)
+            return not self._may_be_none(positional[effect.key_position].value, event.scope)
         if effect.opaque_positional:
             return any(_is_opaque(a.value) for a in positional)
         return False
+
+    def _may_be_none(self, value: cst.BaseExpression, scope: FunctionScope) -> bool:
+        """Whether a key may be ``None`` on some path: spelled so, or a name
+        the evaluator says holds ``None`` on one (a parameter the call left
+        at its default, a local bound to ``None`` on one branch).  A value
+        the analysis cannot tell is given the benefit of the doubt."""
+        if is_none(value):
+            return True
+        if not isinstance(value, cst.Name):
+            return False
+        if self._values is None:
+            self._values = Values(self.calls if self.calls is not None else Calls(None))
+        denoted = self._values.denote(value, Walked(scope))
+        members = denoted.members if isinstance(denoted, OneOf) else (denoted,)
+        return NONE in members
 
     def _is_visible_dict(
         self, node: cst.BaseExpression, scope: FunctionScope, effect: Optional[catalog.KeyableEffect] = None

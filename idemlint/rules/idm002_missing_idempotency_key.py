@@ -7,8 +7,8 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.analysis import Event, Trace, call_label
-from idemlint.effects import Knowledge
+from idemlint.analysis import Event, Trace, call_label, source_text
+from idemlint.effects import Knowledge, is_none
 from idemlint.fixes import UNSAFE
 from idemlint.guards import Guards
 from idemlint.names import argument
@@ -126,14 +126,30 @@ def charge_order(order_id):
                     f" (the {effect.label} SDK's automatic key covers only its own "
                     "network retries, not a redelivered task)"
                 )
+            given = _key_given(event, effect)
+            missing = (
+                f"passes the idempotency key `{source_text(given)}`, which is `None` on some path "
+                "(a default the call leaves, a branch that sets none)"
+                if given is not None and not is_none(given)
+                else "called without an idempotency key"
+            )
             yield Violation(
                 event.node,
-                f"`{call_label(event.node)}` in {where(event, trace.task.name)} is "  # type: ignore[arg-type]
-                f"called without an idempotency key; a redelivered task "
+                f"`{call_label(event.node)}` in {where(event, trace.task.name)} "  # type: ignore[arg-type]
+                f"{'is ' if given is None or is_none(given) else ''}{missing}; a redelivered task "
                 f"{effect.consequence}{note}",
                 event=event,
                 fix=_key_passed(event, effect, trace),
             )
+
+
+def _key_given(event: Event, effect: catalog.KeyableEffect) -> Optional[cst.BaseExpression]:
+    """The expression a call passes as the entry's key, by its keyword or
+    at its position (a key the call does not have is None)."""
+    call = event.node
+    if not isinstance(call, cst.Call) or (effect.key_keyword is None and effect.key_position is None):
+        return None
+    return argument(call, effect.key_position, effect.key_keyword)
 
 
 def _key_passed(event: Event, effect: catalog.KeyableEffect, trace: Trace) -> Optional[SuggestedFix]:
