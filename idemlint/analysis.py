@@ -738,11 +738,26 @@ class TraceBuilder:
             return None
         head = spelled_head(func)
         local = head is not None and (bound_locally(scope, head) or is_self(scope, head))
-        if not local and not _looks_up_in_chain(func.value):
+        if not local and not self._looks_up_in_chain(func.value, scope):
             # A module-level dotted name: Calls.library_callee has followed
             # it, without loading what it did not need.
             return None
         return self._values.denote(func, Walked(scope))
+
+    def _looks_up_in_chain(self, node: cst.BaseExpression, scope: FunctionScope) -> bool:
+        """Whether a receiver is reached through a call that may look an
+        object up by its class (``find_service(IMailer)``, ``get(Notifier)``):
+        one given a project class as a positional argument."""
+        while isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
+            if isinstance(node, cst.Call):
+                for arg in node.args:
+                    if arg.keyword is None and not arg.star and isinstance(arg.value, (cst.Name, cst.Attribute)):
+                        if isinstance(self.calls.value_of(arg.value, scope), ProjectClass):
+                            return True
+                node = node.func
+            else:
+                node = node.value
+        return False
 
     def _denoted_choices(self, call: cst.Call, denoted: Value, scope: FunctionScope) -> Picked:
         """The project function the evaluator says a call runs, or each
@@ -1104,21 +1119,6 @@ def _is_hop(helper: Definition) -> bool:
     return helper.enclosing is None
 
 
-def _looks_up_in_chain(node: cst.BaseExpression) -> bool:
-    """Whether a receiver is reached through a call that may look an
-    object up by its class (``find_service(IMailer)``, ``get(Notifier)``):
-    one given a name or an attribute as a positional argument."""
-    while isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
-        if isinstance(node, cst.Call):
-            if any(
-                arg.keyword is None and not arg.star and isinstance(arg.value, (cst.Name, cst.Attribute))
-                for arg in node.args
-            ):
-                return True
-            node = node.func
-        else:
-            node = node.value
-    return False
 
 
 def _library_name(denoted: Optional[Value]) -> Optional[str]:

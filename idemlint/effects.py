@@ -389,7 +389,7 @@ class Knowledge:
     def enqueued_effects(self, event: Event) -> Tuple[SubTaskEffect, ...]:
         """The side effects the project task this call enqueues makes
         unguarded (none when the call enqueues nothing known)."""
-        if self._sub_tasks is None:
+        if not event.enqueued or self._sub_tasks is None:
             return ()
         found: Dict[Tuple[str, bool], SubTaskEffect] = {}
         for enqueued in event.enqueued:

@@ -93,9 +93,11 @@ class Enqueues:
             if queue is not None:
                 given = argument(call, queue.function_position, queue.function_keyword)
                 return self._function(given, scope) if given is not None else ()
+        if not _may_hold_a_signature(func, scope):
+            return ()  # a task called is a function called: the walk follows it
         held = self._held(func, scope, 0)
         if not held.signature:
-            return ()  # a task called is a function called: the walk follows it
+            return ()
         for arg in call.args:  # ``chord(header)(body)``
             held = held + self._held(arg.value, scope, 0)
         return held.tasks
@@ -234,6 +236,16 @@ class Enqueues:
                     continue
                 if text in (self.values.texts(option, ModuleLevel(module)) or ()):
                     yield Definition(task.function, None, module)
+
+
+def _may_hold_a_signature(func: cst.BaseExpression, scope: "FunctionScope") -> bool:
+    """Whether a callee may be a signature or canvas called to run it: one
+    made in place (``chord(header)(body)``, ``(a | b)()``) or held in a
+    local or a parameter; a module-level name or an attribute is a
+    function, a class or a method, which the walk resolves."""
+    if isinstance(func, (cst.Call, cst.BinaryOperation)):
+        return True
+    return isinstance(func, cst.Name) and (func.value in scope.values or func.value in scope.parameters)
 
 
 def _is_task(definition: Definition) -> bool:

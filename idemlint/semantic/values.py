@@ -642,7 +642,9 @@ class Values:
         for arg in call.args:
             if arg.keyword is not None or arg.star or not isinstance(arg.value, (cst.Name, cst.Attribute)):
                 continue
-            given = self.denote(arg.value, where)
+            # A class is named where the lookup is written (imported, or
+            # the module's own): asked of the resolution alone, not evaluated.
+            given = where.project_value(arg.value, self.calls)
             if isinstance(given, ProjectValue) and isinstance(given.value, ProjectClass):
                 classes.append(given.value)
         return ProjectValue(Instance(classes[0])) if len(classes) == 1 else None
