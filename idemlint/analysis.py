@@ -47,6 +47,8 @@ MAX_HELPER_DEPTH = 8
 # parsed and walked again per context).
 MAX_PROJECT_DEPTH = 4
 
+# How many links of a chained receiver are read for a lookup by a class.
+MAX_LOOKUP_LINKS = 6
 MAX_EVENTS_PER_TASK = 20_000
 NO_EXIT = 1 << 30
 
@@ -106,6 +108,9 @@ class FunctionScope:
     value_blocks: Dict[str, List[Tuple[Tuple[int, str], ...]]] = field(default_factory=dict)
     # The arguments each walked call passed a parameter, with the caller's scope.
     arguments: Dict[str, List[Tuple[cst.BaseExpression, "FunctionScope"]]] = field(default_factory=dict)
+    # The parameters a walked call left out, with their defaults (read at
+    # module level, where Python evaluates them).
+    defaults_left: Dict[str, cst.BaseExpression] = field(default_factory=dict)
     # The context managers each ``with ... as name`` entered so far.
     entered: Dict[str, List[cst.BaseExpression]] = field(default_factory=dict)
     # What each ``for name in ...`` iterated over so far.
@@ -150,6 +155,9 @@ class Event:
     enqueued: Tuple[Definition, ...] = ()
     # How the call resolved, when the summaries ask (idemlint.semantic.reach).
     resolution: str = ""
+    # What each keyword argument that is a local name held when the call
+    # ran (``idempotency_key=key``): the values assigned to it so far.
+    held: Tuple[Tuple[str, Tuple[cst.BaseExpression, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -181,9 +189,9 @@ class Trace:
     # per finding, and a scan of the events each time is quadratic.
     _modules: Dict[int, "LoadedModule"] = field(default_factory=dict, repr=False, compare=False)
     _modules_seen: int = field(default=0, repr=False, compare=False)
-    # How a message names each transaction a walk opened, by the id of the
-    # ``with`` statement or the function (shared by the run's summaries:
-    # a replayed walk's transactions keep their names).
+    # How a message names each transaction the trace opened, by the id of
+    # the ``with`` statement or the function (a replayed walk's come with
+    # its summary).
     transactions: Dict[int, str] = field(default_factory=dict, repr=False, compare=False)
 
     def calls(self) -> Iterator[Event]:
@@ -288,6 +296,8 @@ class Summary:
     # walk, when a branch in it asked (``if connection.in_atomic_block:``);
     # None when none did.
     in_transaction: Optional[bool] = None
+    # How a message names each transaction the walk opened (Trace.transactions).
+    transactions: Dict[int, str] = field(default_factory=dict)
 
     def serves(self, depth: Tuple[int, int]) -> bool:
         """Whether replaying the summary at ``depth`` gives what walking the
@@ -334,8 +344,6 @@ class Summaries:
     def __init__(self, resolving: bool = False) -> None:
         self._store: Dict[Tuple[object, ...], List[Summary]] = {}
         self.resolving = resolving
-        # How a message names each transaction the walks opened (Trace.transactions).
-        self.transactions: Dict[int, str] = {}
 
     def get(self, key: Tuple[object, ...], depth: Tuple[int, int], in_transaction: bool) -> Optional[Summary]:
         """A summary of the walk ``key`` names that serves at ``depth``, in
@@ -378,7 +386,7 @@ class TraceBuilder:
         # Set when a walk took a branch because a transaction was open (or
         # not) around it: its summary serves only where that is the same.
         self._asked_transaction = False
-        self.trace = Trace(task, module, transactions=self.summaries.transactions)
+        self.trace = Trace(task, module)
         self._seq = itertools.count()
         self._stack: List[cst.FunctionDef] = []
         self._hops = 0  # of the functions on the stack, those not nested in their caller
@@ -718,7 +726,7 @@ class TraceBuilder:
                 resolution = self._resolution(call, scope, callee, followed, enqueued, cuts)
             self._emit(
                 "call", call, scope, path, callee=callee, discarded=call is discarded,
-                followed=followed, enqueued=enqueued, resolution=resolution,
+                followed=followed, enqueued=enqueued, resolution=resolution, held=_held_by_keywords(call, scope),
             )
             if helper is not None:
                 self._enter_helper(call, helper, path, scope)
@@ -747,8 +755,11 @@ class TraceBuilder:
     def _looks_up_in_chain(self, node: cst.BaseExpression, scope: FunctionScope) -> bool:
         """Whether a receiver is reached through a call that may look an
         object up by its class (``find_service(IMailer)``, ``get(Notifier)``):
-        one given a project class as a positional argument."""
-        while isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
+        one given a project class as a positional argument, among the
+        links nearest the call (a lookup's result is used at once)."""
+        for _ in range(MAX_LOOKUP_LINKS):
+            if not isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
+                break
             if isinstance(node, cst.Call):
                 for arg in node.args:
                     if arg.keyword is None and not arg.star and isinstance(arg.value, (cst.Name, cst.Attribute)):
@@ -922,7 +933,7 @@ class TraceBuilder:
         known = known_parameters(helper.function, call, arguments)
         key = (
             id(helper.function),
-            tuple((name, caller.resolver.resolve(value)) for name, value in arguments),
+            tuple((name, caller.resolver.resolve(value) or _literal_key(value)) for name, value in arguments),
             tuple(sorted(known.items())),
             any(arg.star for arg in call.args),
             helper.instance.key if helper.instance is not None else None,
@@ -951,7 +962,7 @@ class TraceBuilder:
             passed = {name for name, _ in arguments}
             for name, default in _defaults(helper.function):
                 if name not in passed and (collected is None or name != collected[0]):
-                    scope.arguments.setdefault(name, []).append((default, scope))
+                    scope.defaults_left.setdefault(name, default)
         if collected is not None:
             self._emit(
                 "bind", collected[1], scope, path + (boundary,), targets=(cst.Name(collected[0]),),
@@ -983,6 +994,7 @@ class TraceBuilder:
         unfollowed = len(self.trace.unfollowed)
         context = (self._transactions[-1] if self._transactions else None, len(self._caught))
         in_transaction = self._default_atomic > 0
+        named = dict(self.trace.transactions)
         self._function(scope, path, call)
         if not self._cut:
             lookups = self.project.lookups[looked_up:] if self.project is not None else []
@@ -990,6 +1002,7 @@ class TraceBuilder:
                 scope, call, len(path), context, self.trace.events[start:], lookups,
                 [replace(u, at=u.at - start) for u in self.trace.unfollowed[unfollowed:]],
                 depth, in_transaction if self._asked_transaction else None,
+                {k: v for k, v in self.trace.transactions.items() if named.get(k) != v},
             )
             self.summaries.put(key, summary)
         self._cut = self._cut or cut
@@ -1000,6 +1013,8 @@ class TraceBuilder:
     ) -> None:
         if self.project is not None:
             self.project.lookups += summary.lookups  # replaying depends on what walking did
+        for opened, label in summary.transactions.items():
+            self.trace.transactions.setdefault(opened, label)
         start = len(self.trace.events)
         self._replay_events(summary, scope, path, call)
         # The cuts the walk had made by the last event replayed, as it would again.
@@ -1090,6 +1105,25 @@ def _replayed(
         caught=caught, call_site=call_site,
     )
     return moved
+
+
+def _held_by_keywords(
+    call: cst.Call, scope: FunctionScope
+) -> Tuple[Tuple[str, Tuple[cst.BaseExpression, ...]], ...]:
+    """What each keyword argument spelled as a local name holds now."""
+    return tuple(
+        (arg.keyword.value, tuple(scope.values[arg.value.value]))
+        for arg in call.args
+        if arg.keyword is not None and isinstance(arg.value, cst.Name) and arg.value.value in scope.values
+    )
+
+
+def _literal_key(value: cst.BaseExpression) -> Optional[str]:
+    """A literal argument's code, so that a walk that read it (a task's
+    name, a flag) is not reused for a call passing another."""
+    if isinstance(value, (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float)):
+        return _CODEGEN.code_for_node(value)
+    return None
 
 
 def _replace_value(scope: FunctionScope, name: str, value: cst.BaseExpression, path: Tuple[Step, ...]) -> None:

@@ -2280,6 +2280,18 @@ TASK_OBJECT_METHODS = frozenset({"delay", "apply_async", "send", "send_with_opti
 # one of those classes.  Source: zope.interface, "Declaring implemented
 # interfaces" (zopeinterface.readthedocs.io/en/latest/README.html).
 IMPLEMENTS_DECORATORS: Tuple[str, ...] = ("zope.interface.implementer", "zope.interface.declarations.implementer")
+# Library calls given a class that return something else than an instance
+# of it: a query over a model (SQLAlchemy's ``session.query(Order)``,
+# ``select(Order)``), a container or a partial made with it as a factory
+# (``defaultdict(Order)``, ``partial(Order)``), a mock or an adapter of it.
+# Any other library call given one project class, whose result is used as
+# an instance of it, is a lookup (``find_service(IMailer)``).
+BUILT_FROM_A_CLASS: Tuple[str, ...] = (
+    "*.query", "*.select", "*.aliased", "sqlalchemy.*", "collections.*", "functools.*",
+    "unittest.mock.*", "mock.*", "typing.*", "dataclasses.*", "copy.*", "inspect.*",
+    "pydantic.*", "marshmallow.*", "django.apps.*", "*.register", "*.connect",
+)
+
 # The base of an interface: its methods are declarations, run by the
 # classes that implement it.
 INTERFACE_BASES: Tuple[str, ...] = ("zope.interface.Interface", "zope.interface.interface.Interface")

@@ -17,7 +17,7 @@ from idemlint import catalog
 from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_text
 from idemlint.calls import Calls, Definition
 from idemlint.names import argument, literal_text
-from idemlint.semantic.values import NONE, OneOf, Values, Walked
+from idemlint.semantic.values import NONE, OneOf, Values, Walked, one_of
 from idemlint.settings import Settings
 
 T = TypeVar("T")
@@ -448,7 +448,7 @@ class Knowledge:
             elif arg.keyword is not None:
                 name = arg.keyword.value
                 if self._is_key_name(name, effect):
-                    return not self._may_be_none(arg.value, event.scope)
+                    return not self._may_be_none(arg.value, event, name)
                 if name in effect.key_containers and self._mapping_has_key(
                     arg.value, event.scope, effect
                 ):
@@ -457,23 +457,29 @@ class Knowledge:
                 if self._mapping_has_key(arg.value, event.scope, effect):
                     return True
         if effect.key_position is not None and effect.key_position < len(positional):
-            return not self._may_be_none(positional[effect.key_position].value, event.scope)
+            return not self._may_be_none(positional[effect.key_position].value, event)
         if effect.opaque_positional:
             return any(_is_opaque(a.value) for a in positional)
         return False
 
-    def _may_be_none(self, value: cst.BaseExpression, scope: FunctionScope) -> bool:
+    def _may_be_none(self, value: cst.BaseExpression, event: Event, keyword: Optional[str] = None) -> bool:
         """Whether a key may be ``None`` on some path: spelled so, or a name
         the evaluator says holds ``None`` on one (a parameter the call left
-        at its default, a local bound to ``None`` on one branch).  A value
-        the analysis cannot tell is given the benefit of the doubt."""
+        at its default, a local bound to ``None`` on one branch), as it was
+        when the call ran.  A value the analysis cannot tell is given the
+        benefit of the doubt."""
         if is_none(value):
             return True
         if not isinstance(value, cst.Name):
             return False
         if self._values is None:
             self._values = Values(self.calls if self.calls is not None else Calls(None))
-        denoted = self._values.denote(value, Walked(scope))
+        where = Walked(event.scope)
+        held = dict(event.held).get(keyword) if keyword is not None else None
+        if held is not None:
+            denoted = one_of(self._values.denote(bound, where) for bound in held)
+        else:
+            denoted = self._values.denote(value, where)
         members = denoted.members if isinstance(denoted, OneOf) else (denoted,)
         return NONE in members
 

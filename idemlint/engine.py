@@ -822,7 +822,7 @@ _POOL_TEXT = tuple(setting.encode() for setting in catalog.WORKER_POOL_SETTINGS)
 
 # ``@app.task(name="mail.send")``: a task sent by that name
 # (``send_task("mail.send")``) is looked for only in such files.
-_NAME_TEXT = (b"name=", b"name =")
+_NAME_TEXT = re.compile(rb"(?<![\w])name[ \t]*=(?!=)")
 # ``@implementer(IMailer)``: an object looked up by an interface is one of
 # the classes declared so, looked for only in such files.
 _IMPLEMENTS_TEXT = b"implementer("
@@ -889,7 +889,7 @@ def _candidates(
             candidates.append((path, raw))
     order = {path: number for number, path in enumerate(paths)}
     candidates.sort(key=lambda candidate: order[candidate[0]])
-    named = tuple(path for path, raw in candidates if any(text in raw for text in _NAME_TEXT))
+    named = tuple(path for path, raw in candidates if b"name" in raw and _NAME_TEXT.search(raw) is not None)
     files = _ProjectFiles(list(paths), tuple(app_files), overlay, named, tuple(implementing))
     return candidates, problems, files, seen, digests
 

@@ -39,6 +39,14 @@ def test_a_canvas_names_the_task_that_sends_not_the_one_that_reads() -> None:
     assert [(pathlib.Path(p.path).name, p.line) for p in chained.related] == [("mail.py", 18)]
 
 
+def test_a_wrapper_walked_for_one_name_is_not_reused_for_another() -> None:
+    """The reader's name reaches the wrapper first; the mailer's finding
+    there names only the task that sends the mailer's name."""
+    findings = lint_paths([str(PROJECT)]).findings
+    (wrapped,) = [f for f in findings if pathlib.Path(f.path).name == "queueing.py" and f.line == 11]
+    assert wrapped.tasks == ("shop.tasks.by_name_through_a_wrapper",)
+
+
 def test_the_answer_does_not_depend_on_the_order_of_the_files_nor_on_jobs(tmp_path: pathlib.Path) -> None:
     assert_independent_of_order_and_jobs(PROJECT, tmp_path)
 

@@ -35,7 +35,7 @@ from idemlint.semantic.values import Library, ModuleLevel, OneOf, Value, Values,
 
 if TYPE_CHECKING:
     from idemlint.analysis import FunctionScope
-    from idemlint.project import Project
+    from idemlint.project import Lookup, Project
 
 # How many bindings are followed from a name to the signature it holds.
 MAX_HOPS = 8
@@ -73,11 +73,16 @@ class Enqueues:
         self.calls = calls
         self.values = values
         self.project = project
-        self._registered: Dict[str, Tuple[Definition, ...]] = {}
+        # Each name's tasks, with what finding them looked up (recorded again on reuse).
+        self._registered: Dict[str, Tuple[Tuple[Definition, ...], List["Lookup"]]] = {}
+        # What each expression holds, within one question (names bound on
+        # many branches are read once).
+        self._holding: Dict[Tuple[int, int], Held] = {}
 
     def handed(self, call: cst.Call, scope: "FunctionScope") -> Tuple[Definition, ...]:
         """The project tasks ``call`` enqueues or runs (none when it is no
         such call, or hands what the analysis cannot tell)."""
+        self._holding = {}
         func = call.func
         if isinstance(func, cst.Attribute):
             method = func.attr.value
@@ -105,6 +110,7 @@ class Enqueues:
     def builds(self, call: cst.Call, scope: "FunctionScope") -> bool:
         """Whether ``call`` builds a signature or canvas of project tasks
         (``t.s(x)``, ``group(...)``): Celery's code, which runs nothing yet."""
+        self._holding = {}
         return bool(self._made(call, scope, 0).tasks)
 
     def sends_an_unknown_name(self, call: cst.Call, scope: "FunctionScope") -> bool:
@@ -119,9 +125,17 @@ class Enqueues:
     # -- what an expression holds -----------------------------------------
 
     def _held(self, expression: cst.BaseExpression, scope: "FunctionScope", hops: int) -> Held:
+        key = (id(expression), id(scope))
+        if key in self._holding:
+            return self._holding[key]  # also what is being read: a name built on itself
         if hops > MAX_HOPS:
             return NOTHING
-        hops += 1
+        self._holding[key] = NOTHING
+        held = self._held_now(expression, scope, hops + 1)
+        self._holding[key] = held
+        return held
+
+    def _held_now(self, expression: cst.BaseExpression, scope: "FunctionScope", hops: int) -> Held:
         if isinstance(expression, (cst.Name, cst.Attribute)):
             found = self.calls.value_of(expression, scope)
             if isinstance(found, Definition):
@@ -213,9 +227,15 @@ class Enqueues:
         dotted = self._dotted(text)
         if dotted:
             return dotted
+        project = self.project
+        assert project is not None
         if text not in self._registered:
-            self._registered[text] = tuple(self._by_option(text))
-        return self._registered[text]
+            start = len(project.lookups)
+            found = tuple(self._by_option(text))
+            self._registered[text] = (found, project.lookups[start:])
+        else:
+            project.lookups += self._registered[text][1]
+        return self._registered[text][0]
 
     def _dotted(self, text: str) -> Tuple[Definition, ...]:
         assert self.project is not None
@@ -243,8 +263,10 @@ def _may_hold_a_signature(func: cst.BaseExpression, scope: "FunctionScope") -> b
     made in place (``chord(header)(body)``, ``(a | b)()``) or held in a
     local or a parameter; a module-level name or an attribute is a
     function, a class or a method, which the walk resolves."""
-    if isinstance(func, (cst.Call, cst.BinaryOperation)):
-        return True
+    if isinstance(func, cst.Call):  # ``chord(header)(body)``: a constructor called, called
+        return isinstance(func.func, (cst.Name, cst.Attribute))
+    if isinstance(func, cst.BinaryOperation):
+        return isinstance(func.operator, cst.BitOr)
     return isinstance(func, cst.Name) and (func.value in scope.values or func.value in scope.parameters)
 
 

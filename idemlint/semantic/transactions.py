@@ -11,8 +11,8 @@ A transaction is opened by
   (``@contextmanager def unit_of_work(): with atomic(): yield``);
 - a project decorator whose body opens one (the wrapper it returns runs
   the function inside it);
-- a task class whose ``__call__``, ``run`` or ``__new__`` opens one: the
-  task's whole body runs inside it.
+- a task class whose ``__call__`` or ``__new__`` opens one around the
+  body: the task's whole body runs inside it.
 
 Each answer carries how a message names the transaction.  Project code is
 read a few wrappers deep, no further (:data:`MAX_WRAPPERS`).
@@ -21,7 +21,7 @@ read a few wrappers deep, no further (:data:`MAX_WRAPPERS`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, Iterator, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -32,13 +32,15 @@ from idemlint.semantic.values import Defined, Environment, Library, OneOf, Proje
 
 if TYPE_CHECKING:
     from idemlint.analysis import FunctionScope
-    from idemlint.project import LoadedModule
+    from idemlint.project import LoadedModule, Lookup
     from idemlint.tasks import Task
 
 # How many project wrappers (a context manager in a context manager) are read.
 MAX_WRAPPERS = 3
-# The methods of a task class that run the task's body.
-TASK_RUNNERS = ("__call__", "run", "__new__")
+# The methods of a task class that run the task's body around it (``run``
+# is the body itself: a task function replaces it, a class-based task's
+# own ``run`` is walked as the task).
+TASK_RUNNERS = ("__call__", "__new__")
 
 
 @dataclass(frozen=True)
@@ -58,12 +60,14 @@ class Opened:
 
 
 class Transactions:
-    """Answers, for the traces of one run, what opens a transaction."""
+    """Answers, for one trace, what opens a transaction."""
 
     def __init__(self, calls: Calls, values: Values) -> None:
         self.calls = calls
         self.values = values
-        self._wrappers: Dict[Tuple[int, bool], Optional[Opened]] = {}
+        # Each wrapper's answer at the depth it was read at, with what reading
+        # it looked up in the project (recorded again whenever it is reused).
+        self._wrappers: Dict[Tuple[int, bool, int], Tuple[Optional[Opened], List["Lookup"]]] = {}
 
     def context(self, manager: cst.BaseExpression, scope: "FunctionScope") -> Optional[Opened]:
         """The transaction ``with manager:`` opens in a walked scope."""
@@ -88,6 +92,8 @@ class Transactions:
         ``base=`` class's, or its own class's for a class-based task."""
         base = task.options.get("base")
         klass = self.calls.module_value(base, module) if base is not None else None
+        if task.owner is not None:
+            klass = ProjectClass(module, task.owner.name.value, task.owner)
         if not isinstance(klass, ProjectClass):
             return None
         for owner in self.calls.method_order(klass):
@@ -125,25 +131,59 @@ class Transactions:
         return None
 
     def _wrapping(self, definition: Definition, around_yield: bool, depth: int) -> Optional[Opened]:
-        """The transaction a project function's body opens (around its
-        ``yield``, for a context manager), in it or in a function it nests."""
-        key = (id(definition.function), around_yield)
-        if key not in self._wrappers:
-            self._wrappers[key] = None  # a wrapper that uses itself opens nothing more
-            self._wrappers[key] = self._first_opened(definition, around_yield, depth)
-        return self._wrappers[key]
+        """The transaction a project function's body opens around what it
+        wraps (its ``yield``, for a context manager; a call of the function
+        it was given, for a decorator; any call, for a task class's runner),
+        in it or in a function it nests."""
+        project = self.calls.project
+        key = (id(definition.function), around_yield, depth)
+        if key in self._wrappers:
+            opened, lookups = self._wrappers[key]
+            if project is not None:
+                project.lookups += lookups
+            return opened
+        self._wrappers[key] = (None, [])  # a wrapper that uses itself opens nothing more
+        start = len(project.lookups) if project is not None else 0
+        opened = self._first_opened(definition, around_yield, depth)
+        self._wrappers[key] = (opened, project.lookups[start:] if project is not None else [])
+        return opened
 
     def _first_opened(self, definition: Definition, around_yield: bool, depth: int) -> Optional[Opened]:
         resolver = definition.module.index.resolver()
         where = Defined(definition.function, definition.module, definition.instance, definition.owner)
+        wrapped = _parameter_names(definition.function) if definition.owner is None and not around_yield else None
         for node in _withs(definition.function):
-            if around_yield and not any(isinstance(inner, (cst.Yield,)) for inner in descendants(node.body)):
+            if not _runs_what_it_wraps(node, around_yield, wrapped):
                 continue
             for item in node.items:
                 opened = self._context(item.item, resolver, where, depth)
                 if opened is not None:
                     return opened
         return None
+
+
+def _runs_what_it_wraps(node: cst.With, around_yield: bool, wrapped: Optional[FrozenSet[str]]) -> bool:
+    """Whether a ``with`` block of a wrapper runs what the wrapper wraps:
+    a context manager's ``yield``, a decorator's call of the function it was
+    given (``wrapped``: its parameters), a task class runner's calls."""
+    inner = list(descendants(node.body))
+    if around_yield:
+        return any(isinstance(child, cst.Yield) for child in inner)
+    calls = [child for child in inner if isinstance(child, cst.Call)]
+    if wrapped is None:
+        return bool(calls)
+    return any(isinstance(call.func, cst.Name) and call.func.value in wrapped for call in calls)
+
+
+def _parameter_names(function: cst.FunctionDef) -> FrozenSet[str]:
+    """The parameters of a decorator and of the functions it nests (a
+    decorator factory's inner decorator is given the function)."""
+    names: Set[str] = set()
+    for node in (function, *descendants(function.body)):
+        if isinstance(node, cst.FunctionDef):
+            params = node.params
+            names.update(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
+    return frozenset(names)
 
 
 def _withs(function: cst.FunctionDef) -> Iterator[cst.With]:

@@ -233,9 +233,11 @@ class Walked(Environment):
         declared = values.parameter(scope.function, name, scope.module)
         if declared is not None:
             return declared
-        passed = scope.arguments.get(name)
+        passed = [values.denote(value, Walked(caller)) for value, caller in scope.arguments.get(name, ())]
+        if name in scope.defaults_left:
+            passed.append(values.denote(scope.defaults_left[name], ModuleLevel(scope.module)))
         if passed:
-            return one_of(values.denote(value, Walked(caller)) for value, caller in passed)
+            return one_of(passed)
         return Unknown("a parameter no walked call fills")
 
     def project_value(self, expression: cst.BaseExpression, calls: "Calls") -> Optional[Value]:
@@ -659,7 +661,11 @@ class Values:
         builtin = name.partition("builtins.")[2] if name.startswith("builtins.") else None
         if builtin is not None:
             return self._builtin_result(builtin)
-        looked_up = self._looked_up(call, where) if call is not None else None
+        looked_up = (
+            self._looked_up(call, where)
+            if call is not None and not catalog.matches_any(catalog.BUILT_FROM_A_CLASS, name)
+            else None
+        )
         return looked_up or Library(f"{name}()")
 
     def _builtin_result(self, name: str) -> Value:
@@ -695,8 +701,13 @@ class Values:
         )
         returns = definition.function.returns
         if returns is not None and not entering and (not given or _holds_unknown(value)):
-            # What the code cannot tell (or a body that only raises), its annotation says.
-            value = self._annotated(returns.annotation, definition.module) or value
+            # What the code cannot tell (or a body that only raises), its
+            # annotation says; what it can tell stays (a subclass returned).
+            annotated = self._annotated(returns.annotation, definition.module)
+            if annotated is not None:
+                members = value.members if isinstance(value, OneOf) else (value,)
+                known = [m for m in members if not isinstance(m, Unknown)] if given else []
+                value = one_of([*known, annotated])
         if self._cycles == cycles:
             self._returns[key] = value  # complete: the same whoever asks first
         else:

@@ -92,8 +92,13 @@ def through_a_wrapper(order_id):
 
 
 @shared_task
+def reads_by_name_through_a_wrapper(order_id):
+    later_by_name("mail.lookup", order_id)
+
+
+@shared_task
 def by_name_through_a_wrapper(user_id):
-    later_by_name(TaskNames.SEND_ALERT, user_id)
+    later_by_name("mail.send_alert", user_id)
 
 
 # Safe twins.

@@ -41,6 +41,17 @@ def in_transaction(func):
     return inner
 
 
+def recorded(func):
+    @functools.wraps(func)
+    def inner(*args, **kwargs):
+        result = func(*args, **kwargs)
+        with transaction.atomic():
+            logger.info("recorded %s", func.__name__)
+        return result
+
+    return inner
+
+
 def logged(func):
     @functools.wraps(func)
     def inner(*args, **kwargs):

@@ -6,7 +6,7 @@ from django.core.mail import send_mail
 from pyramid.request import Request
 
 from shop import db
-from shop.db import AtomicTask, LoggedTask, audited_unit_of_work, in_transaction, logged, timed, unit_of_work
+from shop.db import AtomicTask, LoggedTask, audited_unit_of_work, in_transaction, logged, recorded, timed, unit_of_work
 
 ledger = peewee.PostgresqlDatabase("ledger")
 
@@ -36,6 +36,11 @@ def through_a_decorated_helper(address):
 @shared_task(base=AtomicTask)
 def in_an_atomic_task(address):
     send_mail("Hi", "", None, [address])  # expect: IDM010, IDM013
+
+
+class WelcomeTask(AtomicTask):
+    def run(self, address):
+        send_mail("Hi", "", None, [address])  # expect: IDM010, IDM013
 
 
 @shared_task
@@ -86,3 +91,13 @@ def through_a_logged_helper(address):
 @shared_task(base=LoggedTask)
 def in_a_logged_task(address):
     send_mail("Hi", "", None, [address])  # expect: IDM013
+
+
+@recorded
+def notify_recorded(address):
+    send_mail("Hi", "", None, [address])  # expect: IDM013
+
+
+@shared_task
+def through_a_helper_recorded_afterwards(address):
+    notify_recorded(address)
