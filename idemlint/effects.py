@@ -17,7 +17,7 @@ from idemlint import catalog
 from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_text
 from idemlint.calls import Calls, Definition
 from idemlint.names import argument, literal_text
-from idemlint.semantic.values import NONE, OneOf, Values, Walked, one_of
+from idemlint.semantic.values import NONE, Values, Walked, one_of, possibilities
 from idemlint.settings import Settings
 
 T = TypeVar("T")
@@ -480,7 +480,7 @@ class Knowledge:
             denoted = one_of(self._values.denote(bound, where) for bound in held)
         else:
             denoted = self._values.denote(value, where)
-        members = denoted.members if isinstance(denoted, OneOf) else (denoted,)
+        members = possibilities(denoted)
         return NONE in members
 
     def _is_visible_dict(

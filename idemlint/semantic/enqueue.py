@@ -31,7 +31,7 @@ import libcst as cst
 from idemlint import catalog
 from idemlint.calls import Calls, Definition
 from idemlint.names import argument
-from idemlint.semantic.values import Library, ModuleLevel, OneOf, Value, Values, Walked
+from idemlint.semantic.values import Library, ModuleLevel, Values, Walked, possibilities
 
 if TYPE_CHECKING:
     from idemlint.analysis import FunctionScope
@@ -182,7 +182,7 @@ class Enqueues:
         denoted = self.values.denote(func, Walked(scope))
         return any(
             catalog.matches_any(catalog.CANVAS_CALLS, member.name)
-            for member in _members(denoted)
+            for member in possibilities(denoted)
             if isinstance(member, Library)
         )
 
@@ -273,10 +273,6 @@ def _may_hold_a_signature(func: cst.BaseExpression, scope: "FunctionScope") -> b
 def _is_task(definition: Definition) -> bool:
     """A module-level function a decorator makes a task of."""
     return definition.owner is None and bool(definition.function.decorators)
-
-
-def _members(value: Value) -> Tuple[Value, ...]:
-    return value.members if isinstance(value, OneOf) else (value,)
 
 
 def _union(helds: Iterable[Held]) -> Held:

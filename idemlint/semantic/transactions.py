@@ -28,7 +28,7 @@ import libcst as cst
 from idemlint import catalog
 from idemlint.calls import Calls, Definition, ProjectClass
 from idemlint.names import Resolver, argument, descendants, dotted_name
-from idemlint.semantic.values import Defined, Environment, Library, OneOf, ProjectValue, Values, Walked
+from idemlint.semantic.values import Defined, Environment, Library, ProjectValue, Values, Walked, possibilities
 
 if TYPE_CHECKING:
     from idemlint.analysis import FunctionScope
@@ -116,7 +116,7 @@ class Transactions:
         if catalog.matches_any(catalog.TRANSACTION_CONTEXTS, resolver.resolve(manager)):
             return Opened(shown, _default_atomic(manager, resolver), code)
         denoted = self.values.denote(manager, where)
-        members = denoted.members if isinstance(denoted, OneOf) else (denoted,)
+        members = possibilities(denoted)
         names = [m.name for m in members if isinstance(m, Library)]
         if names and len(names) == len(members) and all(
             catalog.matches_any(catalog.TRANSACTION_CONTEXTS, name) for name in names

@@ -107,6 +107,11 @@ MAX_DEPTH = 48
 MAX_MEMBERS = 8
 
 
+def possibilities(value: Value) -> Tuple[Value, ...]:
+    """Each value ``value`` may be: a union's members, else itself."""
+    return value.members if isinstance(value, OneOf) else (value,)
+
+
 def outside_project(value: Value) -> bool:
     """Whether a value is known to be no project code's (a library's or a
     builtin's object), every possibility of it."""
@@ -131,7 +136,7 @@ def one_of(values: Iterable[Value]) -> Value:
     there are none or too many."""
     found: List[Value] = []
     for value in values:
-        for member in value.members if isinstance(value, OneOf) else (value,):
+        for member in possibilities(value):
             if member not in found:
                 found.append(member)
     if len(found) > 1 and CYCLE in found:
@@ -412,7 +417,7 @@ class Values:
         """The texts a string expression may have, every path's; None when
         any path's is not spelled out."""
         value = self.denote(expression, where)
-        members = value.members if isinstance(value, OneOf) else (value,)
+        members = possibilities(value)
         texts = [m.text for m in members if isinstance(m, Builtin) and m.text is not None]
         return tuple(texts) if len(texts) == len(members) else None
 
@@ -705,7 +710,7 @@ class Values:
             # annotation says; what it can tell stays (a subclass returned).
             annotated = self._annotated(returns.annotation, definition.module)
             if annotated is not None:
-                members = value.members if isinstance(value, OneOf) else (value,)
+                members = possibilities(value)
                 known = [m for m in members if not isinstance(m, Unknown)] if given else []
                 value = one_of([*known, annotated])
         if self._cycles == cycles:
@@ -789,8 +794,7 @@ class Values:
 
 
 def _holds_unknown(value: Value) -> bool:
-    members = value.members if isinstance(value, OneOf) else (value,)
-    return any(isinstance(member, Unknown) for member in members)
+    return any(isinstance(member, Unknown) for member in possibilities(value))
 
 
 def _literal_kind(expression: cst.BaseExpression) -> Optional[str]:
