@@ -3,9 +3,9 @@
 For each task, :class:`TraceBuilder` walks the task body once, in execution
 order, and follows calls into the project definitions they run, as
 :mod:`idemlint.calls` resolves them: of the same module and, with a
-:class:`~idemlint.project.Project`, of the project's other modules (bounded
-depth, no recursion; a call not followed for a budget is recorded in
-:attr:`Trace.unfollowed`).  It records every call, assignment and parameter
+:class:`~idemlint.project.Project`, of the project's other modules (however
+deep, within the task's event budget, no recursion; a call not followed for
+the budget is recorded in :attr:`Trace.unfollowed`).  It records every call, assignment and parameter
 binding as an :class:`Event` carrying a *path*: where in the nested blocks
 the event happens.  Rules read events, never the syntax tree again, and ask
 :func:`happens_before` whether one event can run after another in one
@@ -23,10 +23,10 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.calls import Calls, Definition, Instance, ProjectClass, bind_arguments, closure_context, known_parameters
-from idemlint.calls import UNPARSED_METHOD, fetched_instance, keywords_collected, known_truth, note_assigned
+from idemlint.calls import fetched_instance, keywords_collected, known_truth, note_assigned
 from idemlint.calls import annotated_type, bound_locally, is_self, parameters, spelled_head
 from idemlint.dispatch import NOTHING, Picked, candidates, method_candidates
-from idemlint.findings import PAST_DEPTH, PAST_EVENTS
+from idemlint.findings import PAST_EVENTS
 from idemlint.names import Resolver, children, dotted_name, import_bindings
 from idemlint.semantic import reach
 from idemlint.semantic.enqueue import Enqueues
@@ -38,18 +38,20 @@ from idemlint.tasks import ModuleIndex, Task
 if TYPE_CHECKING:
     from idemlint.project import LoadedModule, Lookup, Project
 
-MAX_HELPER_DEPTH = 8
-# Calls into project code are followed this deep when they go into another
-# module or a method (a function nested in the caller is no level: it is
-# the caller's own code): the side effect of a task is rarely more than a
-# few calls away, every module reached must be parsed, and a model's methods
-# call each other in a graph as wide as the model (each one walked is
-# parsed and walked again per context).
-MAX_PROJECT_DEPTH = 4
-
 # How many links of a chained receiver are read for a lookup by a class.
 MAX_LOOKUP_LINKS = 6
-MAX_EVENTS_PER_TASK = 20_000
+# The work a task's trace may hold, in events.  There is no depth limit:
+# a call into project code is followed however deep it is, and may spend
+# CALLEE_SHARE of what its caller has left, so that a wide helper (one
+# that notifies on every error path, say) cannot starve the statements
+# after it: the task's own effects are always seen.  A chain of calls so
+# ends on its own, ever shorter of budget, about twelve calls below the
+# task.  The budget is per task, not per run, so that what a task's trace
+# holds does not depend on which tasks ran before it (``--jobs``, order).
+MAX_EVENTS_PER_TASK = 40_000
+CALLEE_SHARE = (1, 2)
+# A call whose share is smaller is not followed: too little to walk anything.
+MIN_CALLEE_EVENTS = 8
 NO_EXIT = 1 << 30
 
 
@@ -164,19 +166,31 @@ class Event:
 class Unfollowed:
     """A call the walk did not follow, or followed only in part, for a budget.
 
-    ``reason`` is ``PAST_DEPTH`` (a project definition past a depth
-    limit) or ``PAST_EVENTS`` (the event budget ran out while walking
-    what ``node`` runs: the call into the helper, or the task's own
-    definition when its body ran it out).  ``module`` holds ``node``; ``at``
-    is how many events the trace held when it was recorded, so that a
-    replay cut short adds only the cuts it got to.
+    ``reason`` is ``PAST_EVENTS``: the call's share of the event budget
+    was too small to walk it, or ran out while walking what ``node`` runs
+    (the call into the helper, or the task's own definition when its body
+    ran it out).  ``module`` holds ``node``.
     """
 
     node: cst.CSTNode
     module: "LoadedModule"
     function: str  # the function making the call, dotted within its module
     reason: str
-    at: int
+
+
+@dataclass
+class _Budget:
+    """A walk's share of its task's event budget: the trace may hold
+    ``limit`` events before the walk ends.  ``start``: how many it held
+    when the walk began; ``need``: how many events the walk has needed so
+    far, counted from ``start``, to be walked as it is (every statement's
+    start within its share, and each call made given a share that holds
+    what that call needed); ``spent``: whether it ran out."""
+
+    limit: int
+    start: int
+    need: int = 0
+    spent: bool = False
 
 
 @dataclass
@@ -287,28 +301,15 @@ class Summary:
     context: Tuple[Optional[int], int]
     events: List[Event]
     lookups: List["Lookup"]
-    # The calls the walk cut for a budget, ``at`` counted from its first event.
-    unfollowed: List[Unfollowed] = field(default_factory=list)
-    # How many functions, and how many of them not nested in their caller,
-    # were being walked around it.
-    depth: Tuple[int, int] = (0, 0)
     # Whether an atomic block of the default database was open around the
     # walk, when a branch in it asked (``if connection.in_atomic_block:``);
     # None when none did.
     in_transaction: Optional[bool] = None
     # How a message names each transaction the walk opened (Trace.transactions).
     transactions: Dict[int, str] = field(default_factory=dict)
-
-    def serves(self, depth: Tuple[int, int]) -> bool:
-        """Whether replaying the summary at ``depth`` gives what walking the
-        helper there would: at the depth it was walked at, or nearer the
-        task when the depth limits cut nothing in it (more depth left cuts
-        nothing more)."""
-        return depth == self.depth or (
-            depth[0] <= self.depth[0]
-            and depth[1] <= self.depth[1]
-            and all(u.reason != PAST_DEPTH for u in self.unfollowed)
-        )
+    # The smallest share of the event budget the walk needs to be walked as
+    # it was (_Budget.need): a call given less walks the helper again.
+    need: int = 0
 
     def scope_for(self, caller_chain: Tuple[str, ...]) -> FunctionScope:
         return replace(self.scope, chain=caller_chain + self.scope.chain[-1:])
@@ -345,14 +346,11 @@ class Summaries:
         self._store: Dict[Tuple[object, ...], List[Summary]] = {}
         self.resolving = resolving
 
-    def get(self, key: Tuple[object, ...], depth: Tuple[int, int], in_transaction: bool) -> Optional[Summary]:
-        """A summary of the walk ``key`` names that serves at ``depth``, in
-        or out of a transaction as the call is, should its walk have asked."""
+    def get(self, key: Tuple[object, ...], in_transaction: bool) -> Optional[Summary]:
+        """A summary of the walk ``key`` names, in or out of a transaction
+        as the call is, should its walk have asked."""
         return next(
-            (
-                s for s in self._store.get(key, ())
-                if s.serves(depth) and s.in_transaction in (None, in_transaction)
-            ),
+            (s for s in self._store.get(key, ()) if s.in_transaction in (None, in_transaction)),
             None,
         )
 
@@ -382,14 +380,15 @@ class TraceBuilder:
         # Set when a walk skipped a call for a reason its caller's context
         # decides (recursion, the event budget): such a walk is not reusable.
         self._cut = False
-        self._out_of_events = False
+        # Of each walk or replay in progress, the task's first: its share of
+        # the event budget, and what walking it has needed so far.
+        self._budgets: List[_Budget] = [_Budget(MAX_EVENTS_PER_TASK, 0)]
         # Set when a walk took a branch because a transaction was open (or
         # not) around it: its summary serves only where that is the same.
         self._asked_transaction = False
         self.trace = Trace(task, module)
         self._seq = itertools.count()
         self._stack: List[cst.FunctionDef] = []
-        self._hops = 0  # of the functions on the stack, those not nested in their caller
         self._transactions: List[int] = []
         # How many of them are atomic blocks of Django's default database.
         self._default_atomic = 0
@@ -494,8 +493,7 @@ class TraceBuilder:
         exits = [i for i, s in enumerate(statements) if is_exit(s)]
         skips = [i for i, s in enumerate(statements) if _is_skip(s)]
         for i, statement in enumerate(statements):
-            if len(self.trace.events) >= MAX_EVENTS_PER_TASK:
-                self._events_ran_out()
+            if self._out_of_budget():
                 return
             next_exit = next((e for e in exits if e > i), NO_EXIT)
             next_skip = next((e for e in skips if e > i), NO_EXIT)
@@ -839,19 +837,9 @@ class TraceBuilder:
 
     def _helper(self, call: cst.Call, scope: FunctionScope) -> Optional[Definition]:
         """The project definition a call runs (see :mod:`idemlint.calls`),
-        when it is ours to follow: not past the depth limits (another
-        module's or a method's, tighter; recorded as not followed), not back
-        into a function being walked."""
-        # Past the depth of methods and other modules, only a function of the
-        # same module is followed: a method there is known without parsing it.
-        found = self.calls.resolve(call, scope, parse_methods=self._hops < MAX_PROJECT_DEPTH)
-        if found is None:
-            return None
-        if found is UNPARSED_METHOD:  # parsed nowhere yet, so not being walked: no recursion
-            self._unfollowed(call, scope.module, scope.qualified_name, PAST_DEPTH)
-            return None
-        assert isinstance(found, Definition)
-        return self._followable(found, call, scope)
+        when it is ours to follow: not back into a function being walked."""
+        found = self.calls.resolve(call, scope)
+        return self._followable(found, call, scope) if found is not None else None
 
     def _picked(self, call: cst.Call, scope: FunctionScope) -> Picked:
         """The candidates of a call that picks its callee from a table or an
@@ -875,42 +863,60 @@ class TraceBuilder:
         found = method_candidates(self.calls, call, scope)
         if not found.complete:
             return NOTHING
-        # Any candidate not followed here leaves the call to the usual
-        # resolution, which records why (checked here without recording).
-        for choice in found.definitions:
-            if choice.function in self._stack or not self._within_limits(choice, scope):
-                return NOTHING
+        # Any candidate not followed here (recursion) leaves the call to the
+        # usual resolution, which records the cut.
+        if any(choice.function in self._stack for choice in found.definitions):
+            return NOTHING
         return found
 
     def _followable(self, found: Definition, call: cst.Call, scope: FunctionScope) -> Optional[Definition]:
-        """``found``, unless it is past the depth limits (recorded as not
-        followed) or being walked already (recursion, cut)."""
-        recursive = found.function in self._stack
-        if not self._within_limits(found, scope):
-            if not recursive:  # recursion is cut wherever it happens: not a budget
-                self._unfollowed(call, scope.module, scope.qualified_name, PAST_DEPTH)
-            return None
-        if recursive:
+        """``found``, unless it is being walked already (recursion, cut) or
+        its share of the event budget is too small to walk anything in
+        (recorded as not followed; the call stays, unfollowed, in the trace,
+        and counts by its name or as the task it runs inline)."""
+        if found.function in self._stack:
             self._cut = True
+            return None
+        if self._callee_budget() - len(self.trace.events) < MIN_CALLEE_EVENTS:
+            self._cut = True
+            self._unfollowed(call, scope.module, scope.qualified_name, PAST_EVENTS)
             return None
         return found
 
-    def _within_limits(self, found: Definition, scope: FunctionScope) -> bool:
-        """Whether following ``found`` from ``scope`` stays within the depth
-        limits (another module's or a method's, tighter)."""
-        far = found.module is not scope.module or found.owner is not None
-        return len(self._stack) <= MAX_HELPER_DEPTH and not (far and self._hops >= MAX_PROJECT_DEPTH)
-
     def _unfollowed(self, node: cst.CSTNode, module: "LoadedModule", function: str, reason: str) -> None:
-        self.trace.unfollowed.append(Unfollowed(node, module, function, reason, len(self.trace.events)))
+        self.trace.unfollowed.append(Unfollowed(node, module, function, reason))
 
-    def _events_ran_out(self) -> None:
-        """The event budget is spent: the walk in progress is cut (counted
-        once a trace: every walk around it ends at its next statement)."""
+    def _out_of_budget(self) -> bool:
+        """Whether the walk in progress has spent its share of the event
+        budget; if so it ends, cut, and what it runs for is recorded as not
+        followed (once a walk: each statement after it asks again)."""
+        budget, held = self._budgets[-1], len(self.trace.events)
+        budget.need = max(budget.need, held - budget.start + 1)
+        if held < budget.limit:
+            return False
         self._cut = True
-        if not self._out_of_events:
-            self._out_of_events = True
+        if not budget.spent:
+            budget.spent = True
             self._unfollowed(*self._running[-1], PAST_EVENTS)
+        return True
+
+    def _callee_budget(self) -> int:
+        """How many events the trace may hold at the end of a call into
+        project code made now: its share of what is left."""
+        held = len(self.trace.events)
+        share, of = CALLEE_SHARE
+        return held + max(0, self._budgets[-1].limit - held) * share // of
+
+    def _enter_budget(self) -> None:
+        self._budgets.append(_Budget(self._callee_budget(), len(self.trace.events)))
+
+    def _leave_budget(self) -> None:
+        """End a call's share, and count what it needed in its caller's."""
+        callee = self._budgets.pop()
+        caller = self._budgets[-1]
+        share, of = CALLEE_SHARE
+        wanted = -(-max(callee.need, MIN_CALLEE_EVENTS) * of // share)  # the caller's events left, rounded up
+        caller.need = max(caller.need, callee.start - caller.start + wanted)
 
     def _enter_helper(
         self,
@@ -925,7 +931,7 @@ class TraceBuilder:
         task (and call) that reaches it with arguments that resolve alike
         (and the same flags passed or parameters left at their defaults), for the same class
         of instance, with the same names bound around a
-        closure, at a depth it serves (:meth:`Summary.serves`).
+        closure.
         """
         named = parameters(helper)
         arguments = list(bind_arguments(named, call))
@@ -939,8 +945,11 @@ class TraceBuilder:
             helper.instance.key if helper.instance is not None else None,
             closure_context(helper.enclosing),
         )
-        depth = (len(self._stack), self._hops)
-        summary = self.summaries.get(key, depth, self._default_atomic > 0)
+        summary = self.summaries.get(key, self._default_atomic > 0)
+        if summary is not None and self._callee_budget() - len(self.trace.events) < summary.need:
+            # Too small a share to walk it as it was walked: walk it here,
+            # as a walk with this share does, where the budget ends.
+            summary = None
         scope = (
             summary.scope_for(caller.chain)
             if summary is not None
@@ -969,14 +978,14 @@ class TraceBuilder:
                 value=collected[1], value_scope=caller,
             )
         self._running.append((call, caller.module, caller.qualified_name))
-        hop = _is_hop(helper)
-        self._hops += hop
+        self._enter_budget()
         if summary is not None:
             self._asked_transaction = self._asked_transaction or summary.in_transaction is not None
+            self._budgets[-1].need = summary.need
             self._replay(summary, scope, path, call)
         else:
-            self._walk(key, scope, path, call, depth)
-        self._hops -= hop
+            self._walk(key, scope, path, call)
+        self._leave_budget()
         self._running.pop()
 
     def _walk(
@@ -985,13 +994,13 @@ class TraceBuilder:
         scope: FunctionScope,
         path: Tuple[Step, ...],
         call: cst.Call,
-        depth: Tuple[int, int],
     ) -> None:
-        """Walk a helper, and keep its summary when nothing its caller decides cut it."""
+        """Walk a helper, and keep its summary when nothing its caller decides
+        cut it (recursion, the budget: a walk cut keeps no calls not followed,
+        so neither does a summary)."""
         start, cut, self._cut = len(self.trace.events), self._cut, False
         asked, self._asked_transaction = self._asked_transaction, False
         looked_up = len(self.project.lookups) if self.project is not None else 0
-        unfollowed = len(self.trace.unfollowed)
         context = (self._transactions[-1] if self._transactions else None, len(self._caught))
         in_transaction = self._default_atomic > 0
         named = dict(self.trace.transactions)
@@ -1000,9 +1009,9 @@ class TraceBuilder:
             lookups = self.project.lookups[looked_up:] if self.project is not None else []
             summary = Summary(
                 scope, call, len(path), context, self.trace.events[start:], lookups,
-                [replace(u, at=u.at - start) for u in self.trace.unfollowed[unfollowed:]],
-                depth, in_transaction if self._asked_transaction else None,
+                in_transaction if self._asked_transaction else None,
                 {k: v for k, v in self.trace.transactions.items() if named.get(k) != v},
+                self._budgets[-1].need,
             )
             self.summaries.put(key, summary)
         self._cut = self._cut or cut
@@ -1015,13 +1024,7 @@ class TraceBuilder:
             self.project.lookups += summary.lookups  # replaying depends on what walking did
         for opened, label in summary.transactions.items():
             self.trace.transactions.setdefault(opened, label)
-        start = len(self.trace.events)
         self._replay_events(summary, scope, path, call)
-        # The cuts the walk had made by the last event replayed, as it would again.
-        replayed = len(self.trace.events) - start
-        self.trace.unfollowed += [
-            replace(u, at=u.at + start) for u in summary.unfollowed if u.at <= replayed
-        ]
 
     def _replay_events(
         self, summary: "Summary", scope: FunctionScope, path: Tuple[Step, ...], call: cst.Call
@@ -1030,10 +1033,7 @@ class TraceBuilder:
         scopes = summary.scopes_under(scope)
         moved: Dict[int, Step] = {}
         caught = tuple(self._caught)
-        for event in summary.events:
-            if len(self.trace.events) >= MAX_EVENTS_PER_TASK:
-                self._events_ran_out()
-                return
+        for event in summary.events:  # it fits: the caller's share holds its need
             own_transaction = event.transaction != summary.context[0]
             self.trace.events.append(
                 _replayed(
@@ -1145,14 +1145,6 @@ def _defaults(function: cst.FunctionDef) -> Iterator[Tuple[str, cst.BaseExpressi
     for param in (*params.posonly_params, *params.params, *params.kwonly_params):
         if param.default is not None:
             yield param.name.value, param.default
-
-
-def _is_hop(helper: Definition) -> bool:
-    """Whether running ``helper`` is a level the project depth counts: any
-    function but one nested in the caller."""
-    return helper.enclosing is None
-
-
 
 
 def _library_name(denoted: Optional[Value]) -> Optional[str]:

@@ -154,7 +154,6 @@ class Calls:
         self._method_names: Dict[Tuple[int, str], AbstractSet[str]] = {}
         self._methods: Dict[Tuple[int, str], Dict[str, cst.FunctionDef]] = {}
         self._members: Dict[Tuple[int, str, str], Optional[Definition]] = {}
-        self._parse_methods = True  # see resolve
         self._orders: Dict[Tuple[int, str], List[ProjectClass]] = {}
         self._assignments: Dict[Tuple[int, str], Dict[str, List[cst.BaseExpression]]] = {}
         self._library_bases: Dict[Tuple[int, str], Optional[str]] = {}
@@ -169,28 +168,16 @@ class Calls:
         # MAX_NESTING, code whose names refer to each other in a loop ends.
         self._nested = 0
 
-    def resolve(
-        self, call: cst.Call, scope: "FunctionScope", parse_methods: bool = True
-    ) -> Union[Definition, None, "UnparsedMethod"]:
-        """The project definition ``call`` runs in ``scope``, or None.
-
-        Without ``parse_methods`` (a walk too deep to follow any method), a
-        method of a class not parsed yet is not parsed: the answer is
-        UNPARSED_METHOD, all the caller needs to know."""
+    def resolve(self, call: cst.Call, scope: "FunctionScope") -> Optional[Definition]:
+        """The project definition ``call`` runs in ``scope``, or None."""
         func = call.func
         if isinstance(func, cst.Name) and not bound_locally(scope, func.value):
             closure = self._closure(func.value, scope)
             if closure is not None:
                 return closure
-        self._parse_methods = parse_methods
-        try:
-            found = self._receiver_walk(func, scope) or self._resolved_walk(func, scope)
-            if isinstance(found, ProjectClass):
-                found = self._method(found, "__init__")  # ``Client(...)`` runs the project's constructor
-        except _MethodLeftUnparsed:
-            return UNPARSED_METHOD
-        finally:
-            self._parse_methods = True
+        found = self._receiver_walk(func, scope) or self._resolved_walk(func, scope)
+        if isinstance(found, ProjectClass):
+            found = self._method(found, "__init__")  # ``Client(...)`` runs the project's constructor
         return found if isinstance(found, Definition) else None
 
     def waits_for_commit(self, definition: Definition, base: Optional[cst.BaseExpression]) -> bool:
@@ -487,8 +474,6 @@ class Calls:
         """The method ``name`` of an unparsed class, parsed alone in a
         class of its own header (:meth:`Later.parse_member`)."""
         memo = (*klass.key, name)
-        if memo not in self._members and not self._parse_methods:
-            raise _MethodLeftUnparsed
         if memo not in self._members:
             statement = outline.statement
             assert isinstance(statement, ast.ClassDef)
@@ -914,17 +899,6 @@ class Calls:
     def project_module(self, name: str) -> Optional["LoadedModule"]:
         """A project module by name (recorded as looked up, found or not)."""
         return self.project.load(name) if self.project is not None else None
-
-
-class UnparsedMethod:
-    """What :meth:`Calls.resolve` answers for a method it was asked not to parse."""
-
-
-UNPARSED_METHOD = UnparsedMethod()
-
-
-class _MethodLeftUnparsed(Exception):
-    """A resolution reached a method it was asked not to parse."""
 
 
 # What :meth:`Calls._library_step` says of a name no project module starts.

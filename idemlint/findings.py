@@ -26,18 +26,17 @@ class Related:
         return {"path": self.path, "line": self.line, "column": self.column, "note": self.note}
 
 
-# Why a call was not followed (:class:`UnfollowedCall`): past a depth limit,
-# or past a task's event budget.
-PAST_DEPTH = "depth"
+# Why a call was not followed (:class:`UnfollowedCall`): past the share of a
+# task's event budget the call was given (there is no depth limit).
 PAST_EVENTS = "events"
-UNFOLLOWED_REASONS = (PAST_DEPTH, PAST_EVENTS)
+UNFOLLOWED_REASONS = (PAST_EVENTS,)
 
 
 @dataclass(frozen=True, order=True)
 class UnfollowedCall:
     """A call the analysis did not follow, or followed only in part,
-    because a budget ran out: ``reason`` is :data:`PAST_DEPTH` or
-    :data:`PAST_EVENTS`.  A call is named by its module's path, the
+    because a budget ran out: ``reason`` is :data:`PAST_EVENTS`.  A call
+    is named by its module's path, the
     function making it (dotted within the module) and its code, not by its
     position: positioning every call cut costs more than counting them is
     worth (two calls of the same code in one function count once)."""

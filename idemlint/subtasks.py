@@ -2,7 +2,7 @@
 
 A task that enqueues another project task (``send_mail.delay(...)``,
 ``queue.enqueue(send_mail, ...)``, or runs it inline where the walk stops,
-``send_mail.run(...)`` past the depth limits) makes, at that call, the side
+``send_mail.run(...)`` past the event budget) makes, at that call, the side
 effects the other task makes with no done-check or claim of its own: a
 sweeper that fans out e-mail through a mailer task sends e-mail, and its
 redelivery sends it again, whatever the mailer does per delivery.

@@ -3,7 +3,7 @@ at the enqueue, the side effects that task makes with no check of its own.
 
 tests/projects/subtasks/ runs through the CLI with ``# expect:`` on every
 finding and safe twins beside them; the tests below check what a finding
-at an enqueue carries, that a task run inline past the depth limits
+at an enqueue carries, that a task run inline where the walk stops
 counts the same way, that the answer does not depend on which file the
 enqueued task's trace was first built for, and that the cache follows an
 edit of the enqueued task.
@@ -15,10 +15,12 @@ import pathlib
 import textwrap
 from typing import Dict, List, Tuple
 
+import pytest
+
 from conftest import RunCli
 from expectations import assert_independent_of_order_and_jobs, expectations, reported
 
-from idemlint import lint_paths, lint_source
+from idemlint import analysis, lint_paths, lint_source
 from idemlint.cache import DIRECTORY_NAME, Cache
 from idemlint.settings import DEFAULT_SETTINGS
 
@@ -106,15 +108,24 @@ RUN_INLINE = {
 }
 
 
-def test_a_task_run_inline_past_the_depth_limit_counts_as_its_effects(tmp_path: pathlib.Path) -> None:
+def test_a_task_run_inline_is_followed_or_counts_as_its_effects(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     write(tmp_path, RUN_INLINE)
-    found = [
-        (pathlib.Path(f.path).name, f.line, f.code, f.tasks)
-        for f in lint_paths([str(tmp_path / "app")]).findings
-    ]
-    # notify reaches fourth.relay() four modules deep, where the walk stops
-    # at send_notice.run(): the run counts as what send_notice does.
-    assert found == [
+
+    def found() -> List[Tuple[str, int, str, Tuple[str, ...]]]:
+        return [
+            (pathlib.Path(f.path).name, f.line, f.code, f.tasks)
+            for f in lint_paths([str(tmp_path / "app")]).findings
+        ]
+
+    # notify reaches send_notice.run() five calls deep and follows it: the
+    # e-mail is send_notice's and notify's.
+    assert found() == [("senders.py", 7, "IDM013", ("app.senders.send_notice", "app.tasks.notify"))]
+    # With a budget that leaves the run too small a share to walk, the walk
+    # stops at send_notice.run(): the run counts as what send_notice does.
+    monkeypatch.setattr(analysis, "MAX_EVENTS_PER_TASK", 200)
+    assert found() == [
         ("fourth.py", 5, "IDM013", ("app.tasks.notify",)),
         ("senders.py", 7, "IDM013", ("app.senders.send_notice",)),
     ]

@@ -8,11 +8,10 @@ from collections import Counter
 from typing import List, Sequence, Tuple
 
 from idemlint.deadline import TIMED_OUT
-from idemlint.findings import PAST_DEPTH, PAST_EVENTS, FileProblem, Finding, UnfollowedCall
+from idemlint.findings import PAST_EVENTS, FileProblem, Finding, UnfollowedCall
 from idemlint.report.meta import code_info
 
 _UNFOLLOWED_LABELS = (
-    (PAST_DEPTH, "calls not followed: past the depth limit"),
     (PAST_EVENTS, "calls not followed: past the event budget"),
 )
 

@@ -107,8 +107,8 @@ def send_receipt(order_id):
 '''
     limits = (
         "Markers are recognised by field, state and key names (see the "
-        "catalogue). A project call the walk does not follow (past the depth "
-        "limits, or not resolved) counts as work when its name says it does the "
+        "catalogue). A project call the walk does not follow (past the event "
+        "budget, or not resolved) counts as work when its name says it does the "
         "work (`charge`, `send`, `notify`...); one it follows is judged by what "
         "it reaches. A claim's rows are taken to record every effect after "
         "them that the claim covers, whether or not the rows returned "

@@ -12,7 +12,7 @@ the trace follows) is one of:
   attributes of a bound task (``self.retry``), a project class with no
   constructor of its own;
 - ``cut``: project code the trace would follow but did not, for a budget
-  (the depth limit);
+  (its share of the task's event budget was too small to walk it in);
 - ``unresolved``: what the analysis cannot tell: a method of a parameter or
   of a value it does not know, a name bound nowhere it can see.
 

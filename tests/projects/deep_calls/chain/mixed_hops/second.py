@@ -3,7 +3,7 @@ from chain.mixed_hops import third
 
 def relay(address):
     def forward(to):
-        # Nor is a function nested in the caller.
+        # A function nested in the caller, then a service object's method.
         third.relay(to)
 
     forward(address)

@@ -1,4 +1,4 @@
-"""Another file's tasks reaching the same chains: the same call sites cut."""
+"""Another file's tasks reaching the same chains: their summaries are replayed."""
 
 from celery import shared_task
 

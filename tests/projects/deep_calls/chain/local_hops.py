@@ -30,9 +30,21 @@ def hop7(address):
 
 
 def hop8(address):
-    send_mail("Eighth", "Within reach", None, [address])  # expect: IDM013
+    send_mail("Eighth", "Eight calls away", None, [address])  # expect: IDM013
     hop9(address)
 
 
 def hop9(address):
-    send_mail("Ninth", "Past the limit: not reported", None, [address])
+    hop10(address)
+
+
+def hop10(address):
+    hop11(address)
+
+
+def hop11(address):
+    hop12(address)
+
+
+def hop12(address):
+    send_mail("Twelfth", "Twelve calls away", None, [address])  # expect: IDM013

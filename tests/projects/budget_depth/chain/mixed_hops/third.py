@@ -1,5 +1,0 @@
-from chain.mixed_hops import fourth
-
-
-def relay(address):
-    fourth.relay(address)

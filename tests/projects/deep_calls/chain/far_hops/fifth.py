@@ -1,0 +1,5 @@
+from chain.far_hops import sixth
+
+
+def relay(address):
+    sixth.relay(address)

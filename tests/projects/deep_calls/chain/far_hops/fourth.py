@@ -1,0 +1,5 @@
+from chain.far_hops import fifth
+
+
+def relay(address):
+    fifth.relay(address)
