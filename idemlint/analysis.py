@@ -42,14 +42,16 @@ if TYPE_CHECKING:
 MAX_LOOKUP_LINKS = 6
 # The work a task's trace may hold, in events.  There is no depth limit:
 # a call into project code is followed however deep it is, and may spend
-# CALLEE_SHARE of what its caller has left, so that a wide helper (one
-# that notifies on every error path, say) cannot starve the statements
-# after it: the task's own effects are always seen.  A chain of calls so
-# ends on its own, ever shorter of budget, about twelve calls below the
-# task.  The budget is per task, not per run, so that what a task's trace
-# holds does not depend on which tasks ran before it (``--jobs``, order).
+# the largest power of two not above three quarters of what its caller has
+# left (about half; a power of two so that the walks of a helper at
+# different calls are often given the same share, and one summary serves
+# them all), so that a wide helper (one that notifies on every error path,
+# say) cannot starve the statements after it: the task's own effects are
+# always seen.  A chain of calls so ends on its own, ever shorter of
+# budget, about twelve calls below the task.  The budget is per task, not per run, so that what a
+# task's trace holds does not depend on which tasks ran before it
+# (``--jobs``, order).
 MAX_EVENTS_PER_TASK = 40_000
-CALLEE_SHARE = (1, 2)
 # A call whose share is smaller is not followed: too little to walk anything.
 MIN_CALLEE_EVENTS = 8
 NO_EXIT = 1 << 30
@@ -307,9 +309,19 @@ class Summary:
     in_transaction: Optional[bool] = None
     # How a message names each transaction the walk opened (Trace.transactions).
     transactions: Dict[int, str] = field(default_factory=dict)
-    # The smallest share of the event budget the walk needs to be walked as
-    # it was (_Budget.need): a call given less walks the helper again.
+    # The share of the event budget the walk was given, and whether the
+    # budget cut it (then its calls not followed are in ``unfollowed``, and
+    # it serves only a call given the same share); if not, the smallest
+    # share it needs to be walked as it was (_Budget.need), and it serves
+    # any call given that much.
+    share: int = 0
+    cut_by_budget: bool = False
     need: int = 0
+    unfollowed: List[Unfollowed] = field(default_factory=list)
+
+    def serves(self, share: int) -> bool:
+        """Whether walking the helper with ``share`` gives this walk's events."""
+        return share == self.share if self.cut_by_budget else share >= self.need
 
     def scope_for(self, caller_chain: Tuple[str, ...]) -> FunctionScope:
         return replace(self.scope, chain=caller_chain + self.scope.chain[-1:])
@@ -346,11 +358,15 @@ class Summaries:
         self._store: Dict[Tuple[object, ...], List[Summary]] = {}
         self.resolving = resolving
 
-    def get(self, key: Tuple[object, ...], in_transaction: bool) -> Optional[Summary]:
-        """A summary of the walk ``key`` names, in or out of a transaction
-        as the call is, should its walk have asked."""
+    def get(self, key: Tuple[object, ...], in_transaction: bool, share: int) -> Optional[Summary]:
+        """A summary of the walk ``key`` names that a call given ``share``
+        of the event budget would walk alike, in or out of a transaction as
+        the call is, should its walk have asked."""
         return next(
-            (s for s in self._store.get(key, ()) if s.in_transaction in (None, in_transaction)),
+            (
+                s for s in self._store.get(key, ())
+                if s.serves(share) and s.in_transaction in (None, in_transaction)
+            ),
             None,
         )
 
@@ -378,8 +394,10 @@ class TraceBuilder:
         self._tx = Transactions(self.calls, self._values)
         self.task = task
         # Set when a walk skipped a call for a reason its caller's context
-        # decides (recursion, the event budget): such a walk is not reusable.
+        # decides (recursion): such a walk is not reusable.
         self._cut = False
+        # Set when the budget cut a walk: it is reusable at the same share.
+        self._budget_cut = False
         # Of each walk or replay in progress, the task's first: its share of
         # the event budget, and what walking it has needed so far.
         self._budgets: List[_Budget] = [_Budget(MAX_EVENTS_PER_TASK, 0)]
@@ -877,8 +895,8 @@ class TraceBuilder:
         if found.function in self._stack:
             self._cut = True
             return None
-        if self._callee_budget() - len(self.trace.events) < MIN_CALLEE_EVENTS:
-            self._cut = True
+        if self._callee_share() < MIN_CALLEE_EVENTS:
+            self._budget_cut = True
             self._unfollowed(call, scope.module, scope.qualified_name, PAST_EVENTS)
             return None
         return found
@@ -894,28 +912,29 @@ class TraceBuilder:
         budget.need = max(budget.need, held - budget.start + 1)
         if held < budget.limit:
             return False
-        self._cut = True
+        self._budget_cut = True
         if not budget.spent:
             budget.spent = True
             self._unfollowed(*self._running[-1], PAST_EVENTS)
         return True
 
-    def _callee_budget(self) -> int:
-        """How many events the trace may hold at the end of a call into
-        project code made now: its share of what is left."""
-        held = len(self.trace.events)
-        share, of = CALLEE_SHARE
-        return held + max(0, self._budgets[-1].limit - held) * share // of
+    def _callee_share(self) -> int:
+        """How many events a call into project code made now may add: its
+        share of what is left (see MAX_EVENTS_PER_TASK)."""
+        left = max(0, self._budgets[-1].limit - len(self.trace.events))
+        return _power_of_two_below(3 * left // 4)
 
-    def _enter_budget(self) -> None:
-        self._budgets.append(_Budget(self._callee_budget(), len(self.trace.events)))
+    def _enter_budget(self, share: int) -> None:
+        held = len(self.trace.events)
+        self._budgets.append(_Budget(held + share, held))
 
     def _leave_budget(self) -> None:
         """End a call's share, and count what it needed in its caller's."""
         callee = self._budgets.pop()
         caller = self._budgets[-1]
-        share, of = CALLEE_SHARE
-        wanted = -(-max(callee.need, MIN_CALLEE_EVENTS) * of // share)  # the caller's events left, rounded up
+        # The caller's events left for the call's share to hold what it
+        # needed: a share is at least three eighths of what is left.
+        wanted = -(-8 * max(callee.need, MIN_CALLEE_EVENTS) // 3)
         caller.need = max(caller.need, callee.start - caller.start + wanted)
 
     def _enter_helper(
@@ -945,11 +964,8 @@ class TraceBuilder:
             helper.instance.key if helper.instance is not None else None,
             closure_context(helper.enclosing),
         )
-        summary = self.summaries.get(key, self._default_atomic > 0)
-        if summary is not None and self._callee_budget() - len(self.trace.events) < summary.need:
-            # Too small a share to walk it as it was walked: walk it here,
-            # as a walk with this share does, where the budget ends.
-            summary = None
+        share = self._callee_share()
+        summary = self.summaries.get(key, self._default_atomic > 0, share)
         scope = (
             summary.scope_for(caller.chain)
             if summary is not None
@@ -978,13 +994,14 @@ class TraceBuilder:
                 value=collected[1], value_scope=caller,
             )
         self._running.append((call, caller.module, caller.qualified_name))
-        self._enter_budget()
+        self._enter_budget(share)
         if summary is not None:
             self._asked_transaction = self._asked_transaction or summary.in_transaction is not None
             self._budgets[-1].need = summary.need
+            self._budget_cut = self._budget_cut or summary.cut_by_budget
             self._replay(summary, scope, path, call)
         else:
-            self._walk(key, scope, path, call)
+            self._walk(key, scope, path, call, share)
         self._leave_budget()
         self._running.pop()
 
@@ -994,11 +1011,13 @@ class TraceBuilder:
         scope: FunctionScope,
         path: Tuple[Step, ...],
         call: cst.Call,
+        share: int,
     ) -> None:
-        """Walk a helper, and keep its summary when nothing its caller decides
-        cut it (recursion, the budget: a walk cut keeps no calls not followed,
-        so neither does a summary)."""
+        """Walk a helper given ``share`` of the event budget, and keep its
+        summary unless recursion cut it (its caller's stack decides that)."""
         start, cut, self._cut = len(self.trace.events), self._cut, False
+        budget_cut, self._budget_cut = self._budget_cut, False
+        unfollowed = len(self.trace.unfollowed)
         asked, self._asked_transaction = self._asked_transaction, False
         looked_up = len(self.project.lookups) if self.project is not None else 0
         context = (self._transactions[-1] if self._transactions else None, len(self._caught))
@@ -1011,10 +1030,11 @@ class TraceBuilder:
                 scope, call, len(path), context, self.trace.events[start:], lookups,
                 in_transaction if self._asked_transaction else None,
                 {k: v for k, v in self.trace.transactions.items() if named.get(k) != v},
-                self._budgets[-1].need,
+                share, self._budget_cut, self._budgets[-1].need, self.trace.unfollowed[unfollowed:],
             )
             self.summaries.put(key, summary)
         self._cut = self._cut or cut
+        self._budget_cut = self._budget_cut or budget_cut
         self._asked_transaction = self._asked_transaction or asked
 
     def _replay(
@@ -1025,6 +1045,7 @@ class TraceBuilder:
         for opened, label in summary.transactions.items():
             self.trace.transactions.setdefault(opened, label)
         self._replay_events(summary, scope, path, call)
+        self.trace.unfollowed += summary.unfollowed
 
     def _replay_events(
         self, summary: "Summary", scope: FunctionScope, path: Tuple[Step, ...], call: cst.Call
@@ -1145,6 +1166,11 @@ def _defaults(function: cst.FunctionDef) -> Iterator[Tuple[str, cst.BaseExpressi
     for param in (*params.posonly_params, *params.params, *params.kwonly_params):
         if param.default is not None:
             yield param.name.value, param.default
+
+
+def _power_of_two_below(count: int) -> int:
+    """The largest power of two not above ``count`` (0 for 0)."""
+    return 1 << (count.bit_length() - 1) if count > 0 else 0
 
 
 def _library_name(denoted: Optional[Value]) -> Optional[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 import weakref
-from typing import AbstractSet, Callable, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
+from typing import AbstractSet, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -65,6 +65,8 @@ class Guards:
         self._decisions: Optional[Dict[int, List[Event]]] = None
         self._polarities: Dict[int, bool] = {}
         self._by_node: Dict[int, bool] = {}
+        # The distinct ``return`` events of each call's helper, by the call's id.
+        self._returns: Dict[int, List[Event]] = {}
         # (scope, key code) of the Redis keys a function deletes or trims.
         self._drained_keys: Set[Tuple[int, str]] = {
             (id(e.scope), source_text(e.node.args[0].value))
@@ -631,10 +633,10 @@ class Guards:
             if method in ("first", "afirst"):
                 return not self._selects_undone(call.func, scope)
             return not self._selects_undone(call.func, scope, flags_only=True)
-        returned = self.knowledge.returns_of(call)
-        found = _combine(
-            [self._returned(e, depth) for e in returned if e.value is not None]
-        )
+        returned = self._returns.get(id(call))
+        if returned is None:
+            returned = self._returns[id(call)] = _distinct_returns(self.knowledge.returns_of(call))
+        found = _combine([self._returned(e, depth) for e in returned])
         if found is not None:
             return found
         name = _spelled(call.func)
@@ -909,3 +911,22 @@ def _expression_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         return
     for child in children(node):
         yield from _expression_nodes(child)
+
+
+def _distinct_returns(returned: Sequence[Event]) -> List[Event]:
+    """The ``return`` events that hold a value, one of each that reads
+    alike: the same value in the same function, on the same branches of it
+    (a helper called at many places is replayed there, each replay's
+    ``return`` an event of its own, and :meth:`Guards._returned` answers
+    from these alone)."""
+    distinct: Dict[Tuple[object, ...], Event] = {}
+    for event in returned:
+        if event.value is None:
+            continue
+        own_steps: List[Tuple[int, str, str]] = []
+        for step in reversed(event.path):
+            if step.boundary:
+                break
+            own_steps.append((step.container, step.kind, step.branch))
+        distinct.setdefault((id(event.value), id(event.scope.resolver), tuple(own_steps)), event)
+    return list(distinct.values())

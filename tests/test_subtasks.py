@@ -124,7 +124,7 @@ def test_a_task_run_inline_is_followed_or_counts_as_its_effects(
     assert found() == [("senders.py", 7, "IDM013", ("app.senders.send_notice", "app.tasks.notify"))]
     # With a budget that leaves the run too small a share to walk, the walk
     # stops at send_notice.run(): the run counts as what send_notice does.
-    monkeypatch.setattr(analysis, "MAX_EVENTS_PER_TASK", 200)
+    monkeypatch.setattr(analysis, "MAX_EVENTS_PER_TASK", 128)
     assert found() == [
         ("fourth.py", 5, "IDM013", ("app.tasks.notify",)),
         ("senders.py", 7, "IDM013", ("app.senders.send_notice",)),
