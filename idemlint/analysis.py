@@ -5,9 +5,9 @@ order, and follows calls into the project definitions they run, as
 :mod:`idemlint.calls` resolves them: of the same module and, with a
 :class:`~idemlint.project.Project`, of the project's other modules (however
 deep, within the task's event budget, no recursion; a call not followed for
-the budget is recorded in :attr:`Trace.unfollowed`).  It records every call, assignment and parameter
-binding as an :class:`Event` carrying a *path*: where in the nested blocks
-the event happens.  Rules read events, never the syntax tree again, and ask
+the budget is recorded in :attr:`Trace.unfollowed`).  It records every call,
+assignment and parameter binding as an :class:`Event` carrying a *path*:
+where in the nested blocks the event happens.  Rules read events, never the syntax tree again, and ask
 :func:`happens_before` whether one event can run after another in one
 execution (``if``/``else`` branches exclude each other; a ``return`` ends a
 block).
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union, cast
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, Union, cast
 
 import libcst as cst
 
@@ -317,11 +317,30 @@ class Summary:
     share: int = 0
     cut_by_budget: bool = False
     need: int = 0
+    # The calls not followed below the helper's own call, and whether its
+    # own walk ran out (recorded at the call it is replayed for).
     unfollowed: List[Unfollowed] = field(default_factory=list)
+    spent: bool = False
+    # The functions the walk ran (a replay where one of them is being
+    # walked would be cut there as recursion), the task it was walked for,
+    # and the tasks its calls named as enqueued (each left out in its own
+    # trace: a task enqueueing itself is not its own side effect).
+    entered: FrozenSet[int] = frozenset()
+    task: int = 0
+    tasks_named: FrozenSet[int] = frozenset()
 
-    def serves(self, share: int) -> bool:
-        """Whether walking the helper with ``share`` gives this walk's events."""
-        return share == self.share if self.cut_by_budget else share >= self.need
+    def serves(self, share: int, stack: Sequence[cst.FunctionDef], task: int) -> bool:
+        """Whether walking the helper with ``share``, inside the functions
+        of ``stack``, for the task ``task``, gives this walk's events."""
+        if self.cut_by_budget:
+            fits = share == self.share
+        else:
+            fits = share == self.share or share >= self.need
+        return (
+            fits
+            and (task == self.task or self.tasks_named.isdisjoint((task, self.task)))
+            and not any(id(function) in self.entered for function in stack)
+        )
 
     def scope_for(self, caller_chain: Tuple[str, ...]) -> FunctionScope:
         return replace(self.scope, chain=caller_chain + self.scope.chain[-1:])
@@ -358,14 +377,22 @@ class Summaries:
         self._store: Dict[Tuple[object, ...], List[Summary]] = {}
         self.resolving = resolving
 
-    def get(self, key: Tuple[object, ...], in_transaction: bool, share: int) -> Optional[Summary]:
+    def get(
+        self,
+        key: Tuple[object, ...],
+        in_transaction: bool,
+        share: int,
+        stack: Sequence[cst.FunctionDef],
+        task: int,
+    ) -> Optional[Summary]:
         """A summary of the walk ``key`` names that a call given ``share``
-        of the event budget would walk alike, in or out of a transaction as
-        the call is, should its walk have asked."""
+        of the event budget, inside ``stack``, for ``task``, would walk
+        alike, in or out of a transaction as the call is, should its walk
+        have asked."""
         return next(
             (
                 s for s in self._store.get(key, ())
-                if s.serves(share) and s.in_transaction in (None, in_transaction)
+                if s.serves(share, stack, task) and s.in_transaction in (None, in_transaction)
             ),
             None,
         )
@@ -398,6 +425,10 @@ class TraceBuilder:
         self._cut = False
         # Set when the budget cut a walk: it is reusable at the same share.
         self._budget_cut = False
+        # The share of the budget given to what the call being read runs.
+        self._share = 0
+        # The tasks the calls of the walk in progress named as enqueued.
+        self._tasks_named: Set[int] = set()
         # Of each walk or replay in progress, the task's first: its share of
         # the event budget, and what walking it has needed so far.
         self._budgets: List[_Budget] = [_Budget(MAX_EVENTS_PER_TASK, 0)]
@@ -710,6 +741,10 @@ class TraceBuilder:
         for call in calls:
             callee = scope.resolver.resolve(call.func)
             cuts = len(self.trace.unfollowed)
+            # The share of the budget each project definition the call may
+            # run is given, decided here, before the call's own events: the
+            # candidates of a picked callee exclude each other, each gets it.
+            self._share = self._callee_share()
             # A module-level receiver the branches of an ``if`` bind to
             # different project instances runs one of their methods.
             picked = self._picked_method(call, scope)
@@ -744,11 +779,13 @@ class TraceBuilder:
                 "call", call, scope, path, callee=callee, discarded=call is discarded,
                 followed=followed, enqueued=enqueued, resolution=resolution, held=_held_by_keywords(call, scope),
             )
+            share = self._share
             if helper is not None:
-                self._enter_helper(call, helper, path, scope)
+                self._enter_helper(call, helper, path, scope, share)
             for number, choice in enumerate(picked.definitions):
                 # Each candidate on a path of its own: they exclude each other.
-                self._enter_helper(call, choice, path + (self._branch(call, "Pick", f"choice{number}"),), scope)
+                choice_path = path + (self._branch(call, "Pick", f"choice{number}"),)
+                self._enter_helper(call, choice, choice_path, scope, share)
         # ``if handler := HANDLERS.get(kind):`` binds as an assignment does,
         # once the calls that compute the value have run.
         for named in walruses:
@@ -851,6 +888,7 @@ class TraceBuilder:
         other than the task this trace is of (a task enqueueing itself
         retries or continues: IDM008's concern)."""
         found = self._enqueues.handed(call, scope)
+        self._tasks_named.update(id(task.function) for task in found)
         return tuple(task for task in found if task.function is not self.task.function)
 
     def _helper(self, call: cst.Call, scope: FunctionScope) -> Optional[Definition]:
@@ -881,9 +919,9 @@ class TraceBuilder:
         found = method_candidates(self.calls, call, scope)
         if not found.complete:
             return NOTHING
-        # Any candidate not followed here (recursion) leaves the call to the
-        # usual resolution, which records the cut.
-        if any(choice.function in self._stack for choice in found.definitions):
+        # Any candidate not followed here (recursion, too small a share)
+        # leaves the call to the usual resolution, which records the cut.
+        if self._share < MIN_CALLEE_EVENTS or any(choice.function in self._stack for choice in found.definitions):
             return NOTHING
         return found
 
@@ -895,7 +933,7 @@ class TraceBuilder:
         if found.function in self._stack:
             self._cut = True
             return None
-        if self._callee_share() < MIN_CALLEE_EVENTS:
+        if self._share < MIN_CALLEE_EVENTS:
             self._budget_cut = True
             self._unfollowed(call, scope.module, scope.qualified_name, PAST_EVENTS)
             return None
@@ -943,8 +981,10 @@ class TraceBuilder:
         helper: Definition,
         path: Tuple[Step, ...],
         caller: FunctionScope,
+        share: int,
     ) -> None:
-        """Run a helper at ``call``: from its summary when one fits, else walk it.
+        """Run a helper at ``call``, given ``share`` of the event budget:
+        from its summary when one fits, else walk it.
 
         A helper's summary is its events, walked once and reused by every
         task (and call) that reaches it with arguments that resolve alike
@@ -964,8 +1004,9 @@ class TraceBuilder:
             helper.instance.key if helper.instance is not None else None,
             closure_context(helper.enclosing),
         )
-        share = self._callee_share()
-        summary = self.summaries.get(key, self._default_atomic > 0, share)
+        summary = self.summaries.get(
+            key, self._default_atomic > 0, share, self._stack, id(self.task.function)
+        )
         scope = (
             summary.scope_for(caller.chain)
             if summary is not None
@@ -1017,24 +1058,31 @@ class TraceBuilder:
         summary unless recursion cut it (its caller's stack decides that)."""
         start, cut, self._cut = len(self.trace.events), self._cut, False
         budget_cut, self._budget_cut = self._budget_cut, False
+        named, self._tasks_named = self._tasks_named, set()
         unfollowed = len(self.trace.unfollowed)
         asked, self._asked_transaction = self._asked_transaction, False
         looked_up = len(self.project.lookups) if self.project is not None else 0
         context = (self._transactions[-1] if self._transactions else None, len(self._caught))
         in_transaction = self._default_atomic > 0
-        named = dict(self.trace.transactions)
+        labels = dict(self.trace.transactions)
         self._function(scope, path, call)
         if not self._cut:
             lookups = self.project.lookups[looked_up:] if self.project is not None else []
+            events = self.trace.events[start:]
+            below = [u for u in self.trace.unfollowed[unfollowed:] if u.node is not call]
             summary = Summary(
-                scope, call, len(path), context, self.trace.events[start:], lookups,
+                scope, call, len(path), context, events, lookups,
                 in_transaction if self._asked_transaction else None,
-                {k: v for k, v in self.trace.transactions.items() if named.get(k) != v},
-                share, self._budget_cut, self._budgets[-1].need, self.trace.unfollowed[unfollowed:],
+                {k: v for k, v in self.trace.transactions.items() if labels.get(k) != v},
+                share, self._budget_cut, self._budgets[-1].need,
+                below, len(below) < len(self.trace.unfollowed) - unfollowed,
+                frozenset({id(scope.function)} | {id(event.scope.function) for event in events}),
+                id(self.task.function), frozenset(self._tasks_named),
             )
             self.summaries.put(key, summary)
         self._cut = self._cut or cut
         self._budget_cut = self._budget_cut or budget_cut
+        self._tasks_named |= named
         self._asked_transaction = self._asked_transaction or asked
 
     def _replay(
@@ -1046,6 +1094,9 @@ class TraceBuilder:
             self.trace.transactions.setdefault(opened, label)
         self._replay_events(summary, scope, path, call)
         self.trace.unfollowed += summary.unfollowed
+        if summary.spent:
+            self._unfollowed(*self._running[-1], PAST_EVENTS)
+        self._tasks_named |= summary.tasks_named
 
     def _replay_events(
         self, summary: "Summary", scope: FunctionScope, path: Tuple[Step, ...], call: cst.Call

@@ -69,8 +69,8 @@ ABANDONED_SECONDS = 3600
 # Raised when the same bytes can give other results (4: libcst's grammar on
 # every Python, so files that were E999 under an older Python now have findings;
 # 5: findings name every task and carry related places; 6: the calls not
-# followed for a budget).
-FORMAT = 8
+# followed for a budget; 9: calls followed with no depth limit).
+FORMAT = 9
 # The dependency digest of a module that could not be read when it was looked up.
 UNREADABLE = "-"
 

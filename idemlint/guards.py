@@ -915,10 +915,11 @@ def _expression_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 
 def _distinct_returns(returned: Sequence[Event]) -> List[Event]:
     """The ``return`` events that hold a value, one of each that reads
-    alike: the same value in the same function, on the same branches of it
-    (a helper called at many places is replayed there, each replay's
-    ``return`` an event of its own, and :meth:`Guards._returned` answers
-    from these alone)."""
+    alike.  A helper called at many places is replayed there, each replay's
+    ``return`` an event of its own.  A literal (``return True``) reads the
+    same in each, by the branches of the helper it is on; any other value
+    is read in its own replay's scope, where a parameter holds what that
+    call passed, so those are kept apart."""
     distinct: Dict[Tuple[object, ...], Event] = {}
     for event in returned:
         if event.value is None:
@@ -928,5 +929,6 @@ def _distinct_returns(returned: Sequence[Event]) -> List[Event]:
             if step.boundary:
                 break
             own_steps.append((step.container, step.kind, step.branch))
-        distinct.setdefault((id(event.value), id(event.scope.resolver), tuple(own_steps)), event)
+        scope = None if _literal_truth(event.value) is not None else id(event.scope)
+        distinct.setdefault((id(event.value), scope, tuple(own_steps)), event)
     return list(distinct.values())

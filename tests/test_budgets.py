@@ -107,8 +107,9 @@ def test_a_chain_longer_than_any_real_one_ends_within_the_budget(
     tmp_path: pathlib.Path, run_cli: RunCli
 ) -> None:
     # Each call may spend only part of what its caller has left: the walk
-    # ends on its own, tens of calls down, and the cut is counted once (the
-    # second task walks the chain again: a cut walk is no summary).
+    # ends on its own, about twelve calls down, and the cut is counted once
+    # (both tasks stop at the same call, the second replaying the first's
+    # walk, cut at the same share).
     write(tmp_path, endless_chain(2000))
     status, out, err = run_cli("check", "--no-cache", "--statistics", str(tmp_path))
     assert (status, err) == (1, "")
@@ -248,10 +249,9 @@ def test_a_walk_cut_by_the_event_budget_is_counted(
     status, out, _ = run_cli("check", "--no-cache", "--statistics", "--jobs", "1", str(tmp_path))
     assert status == 1 and out.splitlines()[-1] == "2  IDM013  unguarded-side-effect"
     assert EVENTS_LINE not in out
-    # The budget runs out inside `prepare`, which may spend only part of it:
-    # the e-mail after it, in the task's own body, is still seen, and each
-    # task's call to `prepare` is a call not followed (the second task walks
-    # it again: a walk the budget cut is no summary to replay).
+    # With a budget of 4 events, `prepare`'s share is too small to walk: it
+    # is not followed, the e-mail after it, in the task's own body, is still
+    # seen, and each task's call to `prepare` is a call not followed.
     monkeypatch.setattr(analysis, "MAX_EVENTS_PER_TASK", 4)
     status, out, _ = run_cli("check", "--no-cache", "--statistics", "--jobs", "1", str(tmp_path))
     assert status == 1
@@ -334,3 +334,186 @@ def test_a_summary_is_replayed_only_where_it_would_be_walked_alike(
     (finding,) = together.findings
     assert finding.tasks == ("jobs.at_once.tasks.notify_near",)
     assert len(together.unfollowed) == 1
+
+
+def same_alone_and_together(root: pathlib.Path) -> engine.LintResult:
+    """The result of linting ``root`` with one worker (a task's trace may
+    replay summaries another file's tasks walked) and with two (each
+    directory alone); they must be the same."""
+    files = sorted(str(path) for path in root.rglob("*.py"))
+    together = engine.lint_paths(files, jobs=1)
+    assert engine.lint_paths(files, jobs=2) == together
+    return together
+
+
+HEAVY = "\n".join(f"    log.info('line {i} %s', address)" for i in range(200))
+
+CUT_BY_THE_BUDGET = {
+    "jobs/__init__.py": "",
+    "jobs/helpers.py": f"import logging\n\nlog = logging.getLogger(__name__)\n\n\ndef heavy(address):\n{HEAVY}\n",
+    "jobs/a/__init__.py": "",
+    "jobs/a/tasks.py": """
+        from celery import shared_task
+
+        from jobs import helpers
+
+
+        @shared_task
+        def task_a(address):
+            helpers.heavy(address)
+        """,
+    "jobs/b/__init__.py": "",
+    "jobs/b/tasks.py": """
+        from celery import shared_task
+
+        from jobs import helpers
+
+
+        @shared_task
+        def task_b(address):
+            helpers.heavy(address)
+        """,
+}
+
+
+def test_a_replayed_cut_names_the_call_it_is_replayed_for(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, CUT_BY_THE_BUDGET)
+    monkeypatch.setattr(analysis, "MAX_EVENTS_PER_TASK", 100)
+    result = same_alone_and_together(tmp_path)
+    assert sorted((pathlib.Path(u.path).parent.name, u.function) for u in result.unfollowed) == [
+        ("a", "task_a"),
+        ("b", "task_b"),
+    ]
+
+
+RECURSIVE_ROUTES = {
+    "jobs/__init__.py": "",
+    "jobs/helpers.py": """
+        from django.core.mail import send_mail
+
+
+        def f(address, first=False):
+            if first:
+                g(address)
+            else:
+                send_mail("Notice", "Body", None, [address])
+
+
+        def g(address):
+            f(address)
+        """,
+    "jobs/a/__init__.py": "",
+    "jobs/a/tasks.py": """
+        from celery import shared_task
+
+        from jobs import helpers
+
+
+        @shared_task
+        def via_g(address):
+            helpers.g(address)
+        """,
+    "jobs/b/__init__.py": "",
+    "jobs/b/tasks.py": """
+        from celery import shared_task
+
+        from jobs import helpers
+
+
+        @shared_task
+        def via_f(address):
+            helpers.f(address, first=True)
+        """,
+}
+
+
+def test_a_summary_is_not_replayed_inside_a_function_it_runs(tmp_path: pathlib.Path) -> None:
+    # via_g walks g, then f: g's summary runs f.  via_f is inside f when it
+    # calls g, where walking g cuts the call back into f as recursion.
+    write(tmp_path, RECURSIVE_ROUTES)
+    result = same_alone_and_together(tmp_path)
+    assert [(f.code, f.tasks) for f in result.findings] == [("IDM013", ("jobs.a.tasks.via_g",))]
+
+
+SELF_ENQUEUE = {
+    "jobs/__init__.py": "",
+    "jobs/helpers.py": """
+        from jobs.a import tasks
+
+
+        def again(address):
+            tasks.poll.delay(address)
+        """,
+    "jobs/a/__init__.py": "",
+    "jobs/a/tasks.py": """
+        from celery import shared_task
+        from django.core.mail import send_mail
+
+        from jobs import helpers
+
+
+        @shared_task
+        def poll(address):
+            send_mail("Poll", "Body", None, [address])
+            helpers.again(address)
+        """,
+    "jobs/b/__init__.py": "",
+    "jobs/b/tasks.py": """
+        from celery import shared_task
+
+        from jobs import helpers
+
+
+        @shared_task
+        def kick(address):
+            helpers.again(address)
+        """,
+}
+
+
+def test_a_summary_walked_for_a_task_that_enqueues_itself_serves_no_other(tmp_path: pathlib.Path) -> None:
+    # In poll's own trace its enqueue of itself is no side effect; in kick's,
+    # the same helper enqueues poll, which sends unguarded.
+    write(tmp_path, SELF_ENQUEUE)
+    result = same_alone_and_together(tmp_path)
+    assert ("helpers.py", "jobs.b.tasks.kick") in {
+        (pathlib.Path(f.path).name, task) for f in result.findings for task in f.tasks
+    }
+
+
+RETURNS_PER_CALL = {
+    "jobs/__init__.py": "",
+    "jobs/tasks.py": """
+        from celery import shared_task
+        from django.core.mail import send_mail
+
+        from shop.models import Order
+
+
+        def any_rows(rows):
+            return rows.exists()
+
+
+        def check(rows):
+            return any_rows(rows)
+
+
+        @shared_task
+        def send_receipt(order_id, address):
+            if check(Order.objects.filter(pk=order_id, receipt_sent=True)):
+                print("seen")
+            if check(Order.objects.filter(pk=order_id, receipt_sent=False)):
+                return
+            send_mail("Receipt", "Thanks", None, [address])  # expect: IDM013
+        """,
+}
+
+
+def test_a_helper_replayed_at_two_calls_returns_what_each_passed(tmp_path: pathlib.Path) -> None:
+    # The second check asks whether the receipt is not yet sent: no done-check.
+    # Read as the first call's return, it would be one (and IDM007, not IDM013).
+    write(tmp_path, RETURNS_PER_CALL)
+    result = engine.lint_paths([str(tmp_path / "jobs")])
+    assert [(f.code, f.line) for f in result.findings] == [("IDM013", 22)]

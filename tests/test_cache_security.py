@@ -369,7 +369,7 @@ SIGNED_BUT_INVALID: Dict[str, Callable[[Dict[str, object]], bytes]] = {
         payload, ["./shop/billing.py", "capture", "stripe.Charge.create()", "tired"]
     ),
     "a call not followed in another file": lambda payload: unfollowed(
-        payload, ["/etc/passwd", "capture", "stripe.Charge.create()", "depth"]
+        payload, ["/etc/passwd", "capture", "stripe.Charge.create()", "events"]
     ),
     "a problem with an unhashable code": lambda payload: variants(
         {"findings": [], "problems": [["shop/tasks.py", 1, 1, {}, "m"]], "suppressed": [],
