@@ -7,10 +7,10 @@ order, and follows calls into the project definitions they run, as
 deep, within the task's event budget, no recursion; a call not followed for
 the budget is recorded in :attr:`Trace.unfollowed`).  It records every call,
 assignment and parameter binding as an :class:`Event` carrying a *path*:
-where in the nested blocks the event happens.  Rules read events, never the syntax tree again, and ask
-:func:`happens_before` whether one event can run after another in one
-execution (``if``/``else`` branches exclude each other; a ``return`` ends a
-block).
+where in the nested blocks the event happens.  Rules read events, never the
+syntax tree again, and ask :func:`happens_before` whether one event can run
+after another in one execution (``if``/``else`` branches exclude each
+other; a ``return`` ends a block).
 """
 
 from __future__ import annotations
@@ -48,9 +48,9 @@ MAX_LOOKUP_LINKS = 6
 # them all), so that a wide helper (one that notifies on every error path,
 # say) cannot starve the statements after it: the task's own effects are
 # always seen.  A chain of calls so ends on its own, ever shorter of
-# budget, about twelve calls below the task.  The budget is per task, not per run, so that what a
-# task's trace holds does not depend on which tasks ran before it
-# (``--jobs``, order).
+# budget, about twelve calls below the task.  The budget is per task, not
+# per run, so that what a task's trace holds does not depend on which tasks
+# ran before it (``--jobs``, order).
 MAX_EVENTS_PER_TASK = 40_000
 # A call whose share is smaller is not followed: too little to walk anything.
 MIN_CALLEE_EVENTS = 8
@@ -1069,13 +1069,14 @@ class TraceBuilder:
         if not self._cut:
             lookups = self.project.lookups[looked_up:] if self.project is not None else []
             events = self.trace.events[start:]
-            below = [u for u in self.trace.unfollowed[unfollowed:] if u.node is not call]
+            cuts = self.trace.unfollowed[unfollowed:]
+            below = [u for u in cuts if u.node is not call]
             summary = Summary(
                 scope, call, len(path), context, events, lookups,
                 in_transaction if self._asked_transaction else None,
                 {k: v for k, v in self.trace.transactions.items() if labels.get(k) != v},
                 share, self._budget_cut, self._budgets[-1].need,
-                below, len(below) < len(self.trace.unfollowed) - unfollowed,
+                below, any(u.node is call for u in cuts),
                 frozenset({id(scope.function)} | {id(event.scope.function) for event in events}),
                 id(self.task.function), frozenset(self._tasks_named),
             )
