@@ -163,6 +163,11 @@ class Event:
     # ran (``idempotency_key=key``): the values assigned to it so far.
     held: Tuple[Tuple[str, Tuple[cst.BaseExpression, ...]], ...] = ()
 
+    @property
+    def call(self) -> Optional[cst.Call]:
+        """The call the event makes, when its node is one."""
+        return self.node if isinstance(self.node, cst.Call) else None
+
 
 @dataclass(frozen=True)
 class Unfollowed:

@@ -1845,6 +1845,22 @@ TRANSACTION_CONTEXTS: Tuple[str, ...] = (
     "pyramid.request.Request().tm",
 )
 
+# A heuristic, not a source: the leading verbs of a project call's name that
+# say it does the work a done-marker records (`charge_card`, `send_receipt`),
+# asked only of a call the walk did not follow (one it followed is judged by
+# what it reaches).
+WORK_VERBS = frozenset(
+    {
+        "charge", "pay", "capture", "refund", "cancel", "void", "send", "notify",
+        "email", "mail", "publish", "deliver", "ship", "transfer", "payout", "post",
+        "upload", "sync", "export", "push", "dispatch", "fulfil", "fulfill",
+        "process", "handle", "submit", "issue", "bill",
+    }
+)
+# Methods that hand a task to its queue: `send_receipt.delay()` does what its
+# receiver's name says.
+DISPATCH_METHODS = frozenset({"delay", "apply_async", "kiq", "send", "send_with_options"})
+
 # Calls that are neither the work a marker records nor a side effect.
 BOOKKEEPING_CALLS: Tuple[str, ...] = (
     "logging.*",

@@ -86,7 +86,6 @@ class Knowledge:
         self._argument_scopes: Dict[Tuple[int, str], FunctionScope] = {}
         # What ``entries.append(x)`` adds to a list a name holds.
         self._appended: Dict[Tuple[int, str], List[cst.BaseExpression]] = {}
-        self._shared: Dict[str, object] = {}
         self._mutated: Set[Tuple[int, str]] = set()
         # Entries added to a dict after its literal (``headers["k"] = v``,
         # ``headers.update(k=v)``), and the names changed in ways we cannot read.
@@ -105,12 +104,6 @@ class Knowledge:
         self._locks: Dict[int, Tuple[Event, Optional[catalog.LockApi]]] = {}
         for event in trace.events:
             self._remember(event)
-
-    def shared(self, name: str, build: Callable[[], T]) -> T:
-        """A value several rules derive from this trace, built on first use."""
-        if name not in self._shared:
-            self._shared[name] = build()
-        return cast(T, self._shared[name])
 
     # -- visible values ---------------------------------------------------
 
@@ -927,3 +920,12 @@ def _once_per_event(memo: Dict[int, Tuple[Event, T]], event: Event, work: Callab
     if known is None or known[0] is not event:
         known = memo[id(event)] = (event, work(event))
     return known[1]
+
+
+def key_argument(event: Event, effect: catalog.KeyableEffect) -> Optional[cst.BaseExpression]:
+    """The expression a call passes as the entry's key, by its keyword or
+    at its position (a key the call does not have is None)."""
+    call = event.node
+    if not isinstance(call, cst.Call) or (effect.key_keyword is None and effect.key_position is None):
+        return None
+    return argument(call, effect.key_position, effect.key_keyword)

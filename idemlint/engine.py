@@ -1105,9 +1105,9 @@ def _analyse(
     from idemlint.analysis import TraceBuilder
     from idemlint.calls import Calls
     from idemlint.effects import Knowledge
+    from idemlint.facts import ModuleContext, ModuleFacts, TaskFacts
     from idemlint.routes import Routes
     from idemlint.rules import RULES, ModuleRule, TaskRule
-    from idemlint.rules.base import ModuleContext
 
     enabled = [rule for rule in RULES if settings.enabled(rule.code)]
     task_rules = [rule for rule in enabled if isinstance(rule, TaskRule)]
@@ -1142,10 +1142,11 @@ def _analyse(
         stage = "task detection"
         try:
             decorators = _decorators_of(loaded, project, settings)
+            context = ModuleContext(loaded.name, project.pools_copying if project is not None else None)
+            module_facts = ModuleFacts(loaded.module, loaded.index, decorators, context)
             for module_rule in module_rules:
                 stage = module_rule.code
-                context = ModuleContext(loaded.name, project.pools_copying if project is not None else None)
-                for violation in module_rule.check_module(loaded.module, loaded.index, decorators, context):
+                for violation in module_rule.check_module(module_facts):
                     report(_Reported(
                         violation.node, module_rule.code, violation.message, "", loaded, fix=violation.fix
                     ))
@@ -1157,11 +1158,12 @@ def _analyse(
                 knowledge = Knowledge(
                     trace, loaded.index.constants, settings, calls, partial(sub_tasks.effects, root=task.function)
                 )
+                facts = TaskFacts(trace, knowledge)
                 qualified = f"{home.name}.{task.name}" if home.name else task.name
                 routes = Routes(trace, qualified)
                 for rule in task_rules:
                     stage = rule.code
-                    for violation in rule.check(trace, knowledge):
+                    for violation in rule.check(facts):
                         owner = trace.module_of(violation.node)
                         event = violation.event
                         related = tuple(

@@ -9,7 +9,6 @@ work atomically. :class:`Guards` answers both, once per trace.
 from __future__ import annotations
 
 import bisect
-import weakref
 from typing import AbstractSet, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
@@ -45,16 +44,9 @@ class Guards:
     closes a check-then-act race only when the done-check runs inside it.
     """
 
-    @classmethod
-    def of(cls, trace: Trace, knowledge: Knowledge) -> "Guards":
-        """The guards of ``trace``, built once and shared by the rules of one task."""
-        return knowledge.shared("guards", lambda: cls(trace, knowledge))
-
     def __init__(self, trace: Trace, knowledge: Knowledge) -> None:
-        # Held weakly: the knowledge holds these guards (Knowledge.shared),
-        # and a cycle would keep the trace, and through its calls the whole
-        # project, alive until a cycle collection, which would then walk it.
-        self._knowledge = weakref.ref(knowledge)
+        """Built once per task, by :class:`idemlint.facts.TaskFacts`."""
+        self.knowledge = knowledge
         self.trace = trace
         self._assigned: Dict[int, Event] = {}
         for event in trace.events:
@@ -139,13 +131,6 @@ class Guards:
             and e.path and e.path[-1].kind != "Loop"
             and self._selects_undone(e.node, e.scope)
         ]
-
-    @property
-    def knowledge(self) -> Knowledge:
-        """The knowledge these guards were derived from (alive while they are used: it holds them)."""
-        knowledge = self._knowledge()
-        assert knowledge is not None, "guards are used through the knowledge that holds them"
-        return knowledge
 
     # -- claims -----------------------------------------------------------
 
@@ -932,3 +917,11 @@ def _distinct_returns(returned: Sequence[Event]) -> List[Event]:
         scope = None if _literal_truth(event.value) is not None else id(event.scope)
         distinct.setdefault((id(event.value), scope, tuple(own_steps)), event)
     return list(distinct.values())
+
+
+def tested_code(check: Event) -> str:
+    """What a check tests, as a message quotes it: an ``if``'s test, a
+    selection loop's iterable."""
+    node = check.node
+    tested = node.test if isinstance(node, cst.If) else node.iter if isinstance(node, cst.For) else node
+    return source_text(tested, 60)

@@ -1,6 +1,8 @@
 """How long a lock is held, as far as the trace shows.
 
-For IDM006, the task's run-time limit says nothing about how long a lock
+For IDM006, the expiry a lock is taken with (:func:`ttl_argument`), unless
+it is renewed while held (:func:`renewed`: auto-renewal, ``extend``, an
+``expire`` of its key); and the task's run-time limit says nothing about how long a lock
 must live when a helper takes it and lets it go there (``release()`` in
 the same function, or the end of its ``with`` block: that helper's
 critical section), when it is taken in a loop (a key per item), when the
@@ -19,16 +21,18 @@ that the next run retries.
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, Optional, Tuple
+from typing import TYPE_CHECKING, Iterator, List, Mapping, Optional, Tuple
 
 import libcst as cst
 
 from idemlint import catalog
 from idemlint.analysis import Event, Trace, in_a_handler
 from idemlint.calls import Definition, parameters
-from idemlint.effects import Knowledge, method_name
-from idemlint.guards import Guards
+from idemlint.effects import Knowledge, is_none, method_name
 from idemlint.names import argument, descendants
+
+if TYPE_CHECKING:
+    from idemlint.facts import TaskFacts
 
 RELEASE_METHODS = frozenset({"release", "arelease"})
 
@@ -149,11 +153,11 @@ def _refreshes(function: cst.FunctionDef, parameter: str) -> bool:
     )
 
 
-def work_claimed_apart(event: Event, trace: Trace, knowledge: Knowledge) -> bool:
+def work_claimed_apart(event: Event, facts: "TaskFacts") -> bool:
     """Whether the side effects and enqueues after the lock ``event`` are
     each covered by a test-and-set claim of their own, taken after it (and
     there are some)."""
-    guards = Guards.of(trace, knowledge)
+    trace, knowledge, guards = facts.trace, facts.knowledge, facts.guards
     name = lock_variable(event, trace)
     own_claims = [
         claim for claim in guards.claims
@@ -172,7 +176,7 @@ def _is_work(event: Event, knowledge: Knowledge) -> bool:
     )
 
 
-def on_a_failure_path(event: Event, trace: Trace, checks: Dict[int, Event], since: int) -> bool:
+def on_a_failure_path(event: Event, trace: Trace, checks: Mapping[int, Event], since: int) -> bool:
     """Whether ``event`` runs only when a step after event ``since`` (the
     claim) failed: in an ``except`` handler, or in the body of an ``if``
     that tests a result the code got from a call after it as falsy
@@ -217,4 +221,63 @@ def _assigned_from_a_call(name: str, check: Event, trace: Trace, since: int) -> 
             if isinstance(value, cst.Await):
                 value = value.expression
             return isinstance(value, cst.Call)
+    return False
+
+
+def ttl_argument(
+    call: cst.Call, api: catalog.LockApi
+) -> Optional[Tuple[cst.BaseExpression, str]]:
+    """The expiry expression and the keyword that gives its unit."""
+    if any(a.star for a in call.args):
+        return None
+    for arg in call.args:
+        if arg.keyword is None:
+            continue
+        name = arg.keyword.value
+        if name in catalog.ABSOLUTE_LOCK_TTL_KEYWORDS:
+            return None
+        if name in api.ttl_keywords:
+            return None if is_none(arg.value) else (arg.value, name)
+    if api.ttl_position is None or not api.ttl_keywords:
+        return None
+    value = argument(call, api.ttl_position, None)
+    if value is None or is_none(value):
+        return None
+    return value, api.ttl_keywords[0]
+
+
+def renewed(
+    event: Event, call: cst.Call, api: catalog.LockApi, calls: List[Event], held_by: Optional[str]
+) -> bool:
+    """Whether the lock is kept alive while held: auto-renewal, extend, expire,
+    by what the renewal runs or on the name ``held_by`` holding the lock."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in catalog.LOCK_AUTO_RENEWAL_KEYWORDS:
+            if not (isinstance(arg.value, cst.Name) and arg.value.value in ("False", "None")):
+                return True
+    renewals = {f"{event.callee}().{method}" for method in catalog.LOCK_RENEWAL_METHODS}
+    key = argument(call, api.key_position, api.key_keyword)
+    for other in calls:
+        if other.seq <= event.seq or not isinstance(other.node, cst.Call):
+            continue
+        if other.callee in renewals:
+            return True
+        func = other.node.func
+        if (
+            held_by is not None
+            and other.scope is event.scope
+            and isinstance(func, cst.Attribute)
+            and func.attr.value in catalog.LOCK_RENEWAL_METHODS
+            and isinstance(func.value, cst.Name)
+            and func.value.value == held_by
+        ):
+            return True
+        if (
+            key is not None
+            and isinstance(func, cst.Attribute)
+            and func.attr.value in catalog.KEY_EXPIRE_METHODS
+            and other.node.args
+            and other.node.args[0].value.deep_equals(key)
+        ):
+            return True
     return False

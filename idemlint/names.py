@@ -104,6 +104,38 @@ def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         waiting.extend(reversed(children(current)))
 
 
+def path_to(root: cst.CSTNode, target: cst.CSTNode) -> Optional[List[cst.CSTNode]]:
+    """The nodes from ``root`` down to ``target``, both included."""
+    if root is target:
+        return [root]
+    for child in children(root):
+        below = path_to(child, target)
+        if below is not None:
+            return [root, *below]
+    return None
+
+
+def names_in(node: cst.CSTNode) -> Sequence[str]:
+    """Every plain name the expression reads."""
+    found: List[str] = []
+    if isinstance(node, cst.Name):
+        found.append(node.value)
+    for child in children(node):
+        if not (isinstance(node, cst.Attribute) and child is node.attr):
+            found.extend(names_in(child))
+    return found
+
+
+_LOOPS = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def in_a_loop(function: cst.FunctionDef, node: cst.CSTNode) -> bool:
+    """Whether ``node`` runs in a loop or a comprehension of ``function``
+    (a key made there is the same on every pass)."""
+    path = path_to(function.body, node)
+    return path is not None and any(isinstance(step, _LOOPS) for step in path[:-1])
+
+
 def dotted_name(node: cst.BaseExpression) -> Optional[str]:
     """The spelled dotted name of a Name/Attribute chain, or None."""
     if isinstance(node, cst.Name):

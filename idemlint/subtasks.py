@@ -126,7 +126,7 @@ class SubTasks:
         calls = Calls(self.project, self.settings.effect_methods())
         trace = TraceBuilder(definition.module, task, self.project, self.summaries, calls).build()
         knowledge = Knowledge(trace, definition.module.index.constants, self.settings, calls)
-        guards = Guards.of(trace, knowledge)
+        guards = Guards(trace, knowledge)
         name = f"{definition.module.name}.{task.name}" if definition.module.name else task.name
         effects: Dict[Tuple[str, bool], SubTaskEffect] = {}
         enqueues: Dict[int, Definition] = {}

@@ -42,10 +42,10 @@ def idm002_raises_on_fragile(monkeypatch: pytest.MonkeyPatch) -> None:
     rule = RULES_BY_CODE["IDM002"]
     original = type(rule).check
 
-    def check(self: Any, trace: Any, knowledge: Any) -> Iterator[Any]:
-        if trace.task.name == "fragile":
+    def check(self: Any, facts: Any) -> Iterator[Any]:
+        if facts.task.name == "fragile":
             raise ValueError("boom\nsecond line")
-        return original(self, trace, knowledge)  # type: ignore[no-any-return]
+        return original(self, facts)  # type: ignore[no-any-return]
 
     monkeypatch.setattr(type(rule), "check", check)
 

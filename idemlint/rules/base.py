@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, ClassVar, Iterator, List, Optional, Tuple
+from typing import ClassVar, Iterator, Optional, Tuple
 
 import libcst as cst
 
-from idemlint.analysis import Event, Trace
-from idemlint.effects import Knowledge
-from idemlint.tasks import Decorators, ModuleIndex
+from idemlint.analysis import Event
+from idemlint.facts import ModuleFacts, TaskFacts
 
 
 @dataclass(frozen=True)
@@ -72,34 +71,16 @@ class Rule:
 
 
 class TaskRule(Rule):
-    """A rule over what one task does: :meth:`check` reads the task's trace."""
+    """A rule over what one task does: :meth:`check` reads the task's facts."""
 
-    def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
+    def check(self, facts: TaskFacts) -> Iterator[Violation]:
         raise NotImplementedError
-
-
-@dataclass(frozen=True)
-class ModuleContext:
-    """What a module rule may ask of the project around a module: the
-    module's dotted name, and the worker pools of the configuration modules
-    that copy a setting from it (:meth:`idemlint.project.Project.pools_copying`;
-    None when the module is linted alone)."""
-
-    module: str = ""
-    pools_copying: Optional[Callable[[str, str], List[Optional[str]]]] = None
 
 
 class ModuleRule(Rule):
     """A rule over module-level code (configuration), outside any task."""
 
-    def check_module(
-        self,
-        module: cst.Module,
-        index: ModuleIndex,
-        task_decorators: Decorators,
-        context: ModuleContext = ModuleContext(),
-    ) -> Iterator[Violation]:
-        """``task_decorators``: configured decorators and the project's wrappers."""
+    def check_module(self, facts: ModuleFacts) -> Iterator[Violation]:
         raise NotImplementedError
 
 

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from typing import Iterator, Optional
 
-import libcst as cst
-
 from idemlint import catalog
 from idemlint.analysis import Event, Trace, call_label, source_text
-from idemlint.effects import Knowledge, is_none
+from idemlint.effects import is_none, key_argument
 from idemlint.fixes import UNSAFE
-from idemlint.guards import Guards
-from idemlint.names import argument
-from idemlint.rules.base import NodeEdit, SuggestedFix, TaskRule, Violation, where
-from idemlint.rules.edits import entry_added, in_a_loop, keyword_appended, without_shared_keys
+from idemlint.names import in_a_loop
+from idemlint.facts import TaskFacts
+from idemlint.rules.base import SuggestedFix, TaskRule, Violation, where
+from idemlint.rules.edits import idempotency_header_added, key_keyword_given, without_shared_keys
 from idemlint.unit_of_work import identifying_arguments, operation_of, work_key
 
 
@@ -108,15 +106,16 @@ def charge_order(order_id):
         "(StripeClient's options, Square's two SDKs, request objects)."
     )
 
-    def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
-        return iter(without_shared_keys(list(self._violations(trace, knowledge))))
+    def check(self, facts: TaskFacts) -> Iterator[Violation]:
+        return iter(without_shared_keys(list(self._violations(facts))))
 
-    def _violations(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
+    def _violations(self, facts: TaskFacts) -> Iterator[Violation]:
+        trace, knowledge = facts.trace, facts.knowledge
         for event in trace.calls():
             effect = knowledge.keyable_effect(event)
             if effect is None or knowledge.has_idempotency_key(event, effect):
                 continue
-            guards = Guards.of(trace, knowledge)  # built once per trace
+            guards = facts.guards
             claim = guards.claimed_before(event)
             if claim is not None and not guards.is_lock(claim):
                 continue  # a test-and-set claim of the work: a redelivery stops there
@@ -126,7 +125,7 @@ def charge_order(order_id):
                     f" (the {effect.label} SDK's automatic key covers only its own "
                     "network retries, not a redelivered task)"
                 )
-            given = _key_given(event, effect)
+            given = key_argument(event, effect)
             missing = (
                 f"passes the idempotency key `{source_text(given)}`, which is `None` on some path "
                 "(a default the call leaves, a branch that sets none)"
@@ -143,54 +142,23 @@ def charge_order(order_id):
             )
 
 
-def _key_given(event: Event, effect: catalog.KeyableEffect) -> Optional[cst.BaseExpression]:
-    """The expression a call passes as the entry's key, by its keyword or
-    at its position (a key the call does not have is None)."""
-    call = event.node
-    if not isinstance(call, cst.Call) or (effect.key_keyword is None and effect.key_position is None):
-        return None
-    return argument(call, effect.key_position, effect.key_keyword)
-
-
 def _key_passed(event: Event, effect: catalog.KeyableEffect, trace: Trace) -> Optional[SuggestedFix]:
     """A key naming the task's unit of work, passed as the SDK takes one
     (its key keyword; an ``Idempotency-Key`` header for HTTP), by a call in
     the task's own body: a helper's callers may do other work."""
-    call = event.node
+    call = event.call
     key = work_key(trace.task, operation_of(event.callee))
-    if not isinstance(call, cst.Call) or not event.scope.is_task or key is None:
+    if call is None or not event.scope.is_task or key is None:
         return None
     if in_a_loop(event.scope.function, call):
         return None  # every pass would send the same key
     names = ", ".join(f"`{name}`" for name in identifying_arguments(trace.task))
     if effect.url_position is not None:
-        edit = _header_added(call, effect, key)
+        edit = idempotency_header_added(call, effect, key)
         title = f"Send an `{catalog.IDEMPOTENCY_HEADER}` header built from the task's {names}"
     elif effect.key_keyword:
-        edit = _keyword_given(call, effect, key)
+        edit = key_keyword_given(call, effect, key)
         title = f"Pass `{effect.key_keyword}` built from the task's {names}"
     else:
         return None
     return SuggestedFix(title, UNSAFE, (edit,)) if edit is not None else None
-
-
-def _keyword_given(call: cst.Call, effect: catalog.KeyableEffect, key: str) -> Optional[NodeEdit]:
-    """The key as the SDK's keyword, or in place of the ``None`` passed for
-    it (by that keyword or at its position)."""
-    given = argument(call, effect.key_position, effect.key_keyword)
-    if given is not None:
-        return NodeEdit(given, key)  # the call is reported, so it is None
-    return keyword_appended(call, f"{effect.key_keyword}={key}")
-
-
-def _header_added(call: cst.Call, effect: catalog.KeyableEffect, key: str) -> Optional[NodeEdit]:
-    """The header added to a ``headers=`` dict literal, or as ``headers=``
-    when the call passes none.  Not where headers may be passed positionally
-    (past the URL and a body)."""
-    assert effect.url_position is not None
-    if sum(1 for arg in call.args if arg.keyword is None) > effect.url_position + 2:
-        return None
-    headers = argument(call, None, "headers")
-    if headers is None:
-        return keyword_appended(call, f'headers={{"{catalog.IDEMPOTENCY_HEADER}": {key}}}')
-    return entry_added(headers, catalog.IDEMPOTENCY_HEADER, key) if isinstance(headers, cst.Dict) else None

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import math
 from typing import Iterator, Optional
 
-import libcst as cst
-
-from idemlint import catalog
-from idemlint.analysis import Event, Trace, call_label
-from idemlint.effects import Knowledge, is_none
-from idemlint.fixes import UNSAFE
+from idemlint.analysis import Trace, call_label
+from idemlint.effects import Knowledge
+from idemlint.facts import TaskFacts
 from idemlint.limits import Limit, Values, time_limit
-from idemlint.names import argument
-from idemlint.rules.base import NodeEdit, SuggestedFix, TaskRule, Violation, where
-from idemlint.statements import truth_tested
+from idemlint.rules.base import TaskRule, Violation, where
+from idemlint.rules.edits import lock_expiry_fix
 
 
 class LockWithoutTtl(TaskRule):
@@ -76,23 +71,23 @@ def sync_account(account_id):
         "answers `None`, not `False`)."
     )
 
-    def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
+    def check(self, facts: TaskFacts) -> Iterator[Violation]:
+        trace, knowledge = facts.trace, facts.knowledge
         limit: Optional[Limit] = None
         for event in trace.calls():
             api = knowledge.lock_api(event)
-            if api is None or not isinstance(event.node, cst.Call):
-                continue
-            if knowledge.lock_has_ttl(event.node, api):
+            call = event.call
+            if api is None or call is None or knowledge.lock_has_ttl(call, api):
                 continue
             if limit is None:
                 limit = _task_limit(trace, knowledge)
             yield Violation(
-                event.node,
-                f"`{call_label(event.node)}` in {where(event, trace.task.name)} takes "
+                call,
+                f"`{call_label(call)}` in {where(event, trace.task.name)} takes "
                 f"a lock ({api.label}) without expiry; if the worker dies holding it, "
                 "the lock is never released and every retry is blocked",
                 event=event,
-                fix=_expiry_fix(event, event.node, api, limit) if limit is not None else None,
+                fix=lock_expiry_fix(event, call, api, limit) if limit is not None else None,
             )
 
 
@@ -101,53 +96,3 @@ def _task_limit(trace: Trace, knowledge: Knowledge) -> Optional[Limit]:
     if scope is None:
         return None
     return time_limit(trace.task, Values.of_trace(trace, knowledge.constants, knowledge.calls), scope.resolver)
-
-
-def _expiry_fix(event: Event, call: cst.Call, api: catalog.LockApi, limit: Limit) -> Optional[SuggestedFix]:
-    """The lock taken with an expiry of the task's time limit, where the
-    call can say it (no splat; a place for the expiry the API has; in the
-    task's own body, since a helper may serve tasks with other limits)."""
-    if not event.scope.is_task or any(arg.star for arg in call.args) or not call.args:
-        return None
-    if any(arg.keyword is not None and arg.keyword.value == "keepttl" for arg in call.args):
-        return None  # Redis refuses an expiry beside KEEPTTL
-    last = call.args[-1].value
-    if getattr(last, "lpar", None):  # ``nx=(True)``: text after it would go inside the brackets
-        return None
-    if api.never_expires:  # ``setnx(k, v)``: SET NX with the expiry
-        if not isinstance(call.func, cst.Attribute) or len(call.args) != 2 or call.args[1].keyword is not None:
-            return None
-        # SET NX answers None, not False, when the key exists: only a truth test reads both alike.
-        if not (event.discarded or truth_tested(event.scope.function, call)):
-            return None
-        edits = (
-            NodeEdit(call.func.attr, "set"),
-            NodeEdit(last, f", nx=True, ex={_amount(limit, 'ex')}", "after"),
-        )
-        return SuggestedFix(f"Take the lock with `SET NX EX {_amount(limit, 'ex')}`", UNSAFE, edits)
-    if not api.ttl_keywords:
-        return None
-    keyword = api.ttl_keywords[0]
-    given = next(
-        (arg for arg in call.args if arg.keyword is not None and arg.keyword.value in api.ttl_keywords), None
-    )
-    explicit = given.value if given is not None else None
-    if given is not None and given.keyword is not None:
-        keyword = given.keyword.value  # ``px=None`` takes milliseconds
-    if keyword in catalog.ABSOLUTE_LOCK_TTL_KEYWORDS:
-        return None  # a point in time, not a duration
-    amount = _amount(limit, keyword)
-    if explicit is None and api.ttl_position is not None:
-        positional = argument(call, api.ttl_position, None)
-        explicit = positional if positional is not None and is_none(positional) else None
-    if explicit is not None:
-        edit = NodeEdit(explicit, str(amount))
-    else:
-        edit = NodeEdit(last, f", {keyword}={amount}", "after")
-    return SuggestedFix(f"Give the lock an expiry of {limit.describe()}", UNSAFE, (edit,))
-
-
-def _amount(limit: Limit, keyword: str) -> int:
-    """The limit in the unit of the API's expiry keyword, rounded up."""
-    unit = catalog.LOCK_TTL_SECONDS_PER_UNIT.get(keyword, 1.0)
-    return math.ceil(limit.seconds / unit)

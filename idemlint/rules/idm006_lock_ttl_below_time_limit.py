@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Iterator, List, Optional, Tuple
-
-import libcst as cst
+from typing import Iterator
 
 from idemlint import catalog
-from idemlint.analysis import Event, Trace, call_label, source_text
+from idemlint.analysis import call_label, source_text
 from idemlint.lock_scope import (
-    handed_to_other_code, lock_variable, released_where_taken, taken_per_item, work_claimed_apart,
+    handed_to_other_code, lock_variable, released_where_taken, renewed, taken_per_item, ttl_argument,
+    work_claimed_apart,
 )
-from idemlint.effects import Knowledge, is_none
 from idemlint.limits import Values, seconds_text, time_limit
-from idemlint.names import argument
+from idemlint.facts import TaskFacts
 from idemlint.rules.base import TaskRule, Violation, where
 
 
@@ -87,7 +85,8 @@ def rebuild_report(report_id):
         "part of a long task is still compared with the whole task's limit."
     )
 
-    def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
+    def check(self, facts: TaskFacts) -> Iterator[Violation]:
+        trace, knowledge = facts.trace, facts.knowledge
         task_scope = next((e.scope for e in trace.events if e.scope.is_task), None)
         if task_scope is None:
             return
@@ -98,17 +97,17 @@ def rebuild_report(report_id):
         calls = list(trace.calls())
         for event in calls:
             api = knowledge.lock_api(event)
-            call = event.node
-            if api is None or api.never_expires or not isinstance(call, cst.Call):
+            call = event.call
+            if api is None or api.never_expires or call is None:
                 continue
-            ttl = _ttl_argument(call, api)
-            if ttl is None or _renewed(event, call, api, calls, lock_variable(event, trace)):
+            ttl = ttl_argument(call, api)
+            if ttl is None or renewed(event, call, api, calls, lock_variable(event, trace)):
                 continue
             if (
                 released_where_taken(event, trace)
                 or taken_per_item(event)
                 or handed_to_other_code(event, trace, knowledge)
-                or work_claimed_apart(event, trace, knowledge)
+                or work_claimed_apart(event, facts)
             ):
                 continue
             expression, keyword = ttl
@@ -130,62 +129,3 @@ def rebuild_report(report_id):
                 "still runs, and a redelivery then takes it and both executions run at once",
                 event=event,
             )
-
-
-def _ttl_argument(
-    call: cst.Call, api: catalog.LockApi
-) -> Optional[Tuple[cst.BaseExpression, str]]:
-    """The expiry expression and the keyword that gives its unit."""
-    if any(a.star for a in call.args):
-        return None
-    for arg in call.args:
-        if arg.keyword is None:
-            continue
-        name = arg.keyword.value
-        if name in catalog.ABSOLUTE_LOCK_TTL_KEYWORDS:
-            return None
-        if name in api.ttl_keywords:
-            return None if is_none(arg.value) else (arg.value, name)
-    if api.ttl_position is None or not api.ttl_keywords:
-        return None
-    value = argument(call, api.ttl_position, None)
-    if value is None or is_none(value):
-        return None
-    return value, api.ttl_keywords[0]
-
-
-def _renewed(
-    event: Event, call: cst.Call, api: catalog.LockApi, calls: List[Event], held_by: Optional[str]
-) -> bool:
-    """Whether the lock is kept alive while held: auto-renewal, extend, expire,
-    by what the renewal runs or on the name ``held_by`` holding the lock."""
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value in catalog.LOCK_AUTO_RENEWAL_KEYWORDS:
-            if not (isinstance(arg.value, cst.Name) and arg.value.value in ("False", "None")):
-                return True
-    renewals = {f"{event.callee}().{method}" for method in catalog.LOCK_RENEWAL_METHODS}
-    key = argument(call, api.key_position, api.key_keyword)
-    for other in calls:
-        if other.seq <= event.seq or not isinstance(other.node, cst.Call):
-            continue
-        if other.callee in renewals:
-            return True
-        func = other.node.func
-        if (
-            held_by is not None
-            and other.scope is event.scope
-            and isinstance(func, cst.Attribute)
-            and func.attr.value in catalog.LOCK_RENEWAL_METHODS
-            and isinstance(func.value, cst.Name)
-            and func.value.value == held_by
-        ):
-            return True
-        if (
-            key is not None
-            and isinstance(func, cst.Attribute)
-            and func.attr.value in catalog.KEY_EXPIRE_METHODS
-            and other.node.args
-            and other.node.args[0].value.deep_equals(key)
-        ):
-            return True
-    return False

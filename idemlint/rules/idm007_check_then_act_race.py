@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Iterator, Optional, Tuple
 
-import libcst as cst
-
-from idemlint.analysis import Event, Trace, call_label
+from idemlint.analysis import Event, call_label
 from idemlint.effects import Knowledge, starts_task
-from idemlint.guards import Guards, message_effect
+from idemlint.facts import TaskFacts
+from idemlint.guards import message_effect, tested_code
 from idemlint.rules.base import TaskRule, Violation, where
 
 
@@ -80,20 +79,21 @@ def send_welcome_email(user_id):
         "A lock is trusted when a done-check runs after it is taken."
     )
 
-    def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
+    def check(self, facts: TaskFacts) -> Iterator[Violation]:
+        trace, knowledge = facts.trace, facts.knowledge
         for event in trace.calls():
             consequence = _unprotected_effect(event, knowledge)
             if consequence is None:
                 continue
-            guards = Guards.of(trace, knowledge)  # built once per trace
+            guards = facts.guards
             check = guards.race_window(event)
             if check is None:
                 continue
-            if isinstance(check.node, cst.If):
-                guard = f"runs after the done-check `{_test_source(check)}`"
+            if check.kind == "check":
+                guard = f"runs after the done-check `{tested_code(check)}`"
                 slipped = "the done-check two concurrent deliveries both pass"
             else:
-                guard = f"runs for rows selected as not done by `{_test_source(check)}`"
+                guard = f"runs for rows selected as not done by `{tested_code(check)}`"
                 slipped = "the selection of rows not done, which two overlapping runs both make"
             yield Violation(
                 event.node,
@@ -127,10 +127,3 @@ def _enqueued_places(event: Event, knowledge: Knowledge) -> Tuple[Tuple[Event, s
         (effect.event, f"task `{effect.task}` {effect.consequence} here")
         for effect in knowledge.enqueued_effects(event)[:1]
     )
-
-
-def _test_source(check: Event) -> str:
-    node = check.node
-    test = node.test if isinstance(node, cst.If) else node.iter if isinstance(node, cst.For) else node
-    code = " ".join(cst.Module(body=[]).code_for_node(test).split())
-    return code if len(code) <= 60 else code[:57] + "..."

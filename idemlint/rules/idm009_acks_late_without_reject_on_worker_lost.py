@@ -1,523 +1,19 @@
 """IDM009 acks-late-without-reject-on-worker-lost.
 
-The one rule that reads configuration rather than task bodies.  Celery acks a
-message after the task returns when ``acks_late`` is on, but a worker process
-that dies (OOM killer, SIGKILL, the hard time limit) is a
-``WorkerLostError``, and Celery acks *that* too unless
-``reject_on_worker_lost`` is also on.  Late acks alone therefore do not give
-redelivery on the very failure they are usually enabled for.
-
-Settings are grouped into *places*; an ``acks_late`` setting is fine when its
-place (or a place it inherits from) turns ``reject_on_worker_lost`` on:
-
-- the app-wide configuration of a module: module-level assignments
-  (``celeryconfig.py``, Django ``CELERY_TASK_...``, old ``CELERY_...``),
-  ``app.conf.x = ...``, ``app.conf["x"] = ...``, ``app.conf.update(...)``
-  and ``Celery(...)`` keyword arguments, including inside module-level
-  ``if``/``try``/``with`` blocks.  A function body (an app factory) is a place
-  of its own that inherits from its module.  Nothing is inherited from other
-  modules: ``config_from_object`` and star imports are not followed.
-- a class body: a Celery ``Task`` subclass (``acks_late = True``) or a
-  configuration class (``task_acks_late = True``); it inherits from its base
-  classes in the module, then from the module's app-wide configuration.
-- a task decorator or registration call (``@app.task(acks_late=True)``,
-  ``app.task(f, acks_late=True)``); it inherits first what a decorator
-  bound once sets (``retrying_task = shared_task(reject_on_worker_lost=True)``)
-  or else the task's ``Task`` class (``base=``, the app's ``app.Task = X`` /
-  ``task_cls``, with that class's project bases in any module), then the
-  app-wide configuration of its module, exactly as Celery's
-  ``Task.from_config`` does.  What a binding or a class sets is reported
-  once, where it is written, never once per task.
+The one rule that reads configuration rather than task bodies: it reports
+what :mod:`idemlint.frameworks.celery_acks` finds, each late-acks setting
+whose place does not turn ``reject_on_worker_lost`` on.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union, cast
+from typing import Iterator, Optional
 
-import libcst as cst
-
-from idemlint import catalog
-from idemlint.names import Resolver, descendants, dotted_name, literal_text
+from idemlint.facts import ModuleFacts
 from idemlint.fixes import UNSAFE
-from idemlint.rules.base import ModuleContext, ModuleRule, NodeEdit, SuggestedFix, Violation
-from idemlint.rules.edits import ends_its_line
-from idemlint.tasks import (
-    ClassOptions,
-    Decorators,
-    Inherited,
-    ModuleIndex,
-    TaskClasses,
-    class_assignments,
-    classify_decorator,
-    decorator_app,
-    is_task_base,
-)
-
-# App-wide setting names (new lowercase, Django ``namespace="CELERY"``, and
-# pre-4.0) -> the reject setting to suggest in the same spelling.  Celery's
-# own ``defaults.py`` derives the old name of ``task_reject_on_worker_lost``
-# as ``CELERY_REJECT_ON_WORKER_LOST``; its configuration guide lists
-# ``CELERY_TASK_REJECT_ON_WORKER_LOST``.  Both are accepted.
-CONFIG_ACKS = {
-    "task_acks_late": "task_reject_on_worker_lost",
-    "CELERY_TASK_ACKS_LATE": "CELERY_TASK_REJECT_ON_WORKER_LOST",
-    "CELERY_ACKS_LATE": "CELERY_REJECT_ON_WORKER_LOST",
-}
-CONFIG_REJECT = frozenset(
-    {
-        "task_reject_on_worker_lost",
-        "CELERY_TASK_REJECT_ON_WORKER_LOST",
-        "CELERY_REJECT_ON_WORKER_LOST",
-    }
-)
-# Per-task option / ``Task`` attribute names.
-TASK_ACKS = "acks_late"
-TASK_REJECT = "reject_on_worker_lost"
-
-CELERY_APP_CLASSES = catalog.CELERY_APP_CLASSES
-
-_UNSET, _ON, _OFF = "unset", "on", "off"
-
-
-@dataclass(eq=False)
-class _Acks:
-    node: cst.CSTNode
-    shown: str  # how the setting reads: "`acks_late=True`"
-    reject: str  # the reject setting to suggest, in the same spelling
-    form: str  # "keyword", "assign" or "key": how to spell the suggestion
-    setting: str = ""  # the app-wide setting's name (``task_acks_late``)
-    # What the fix goes after: the value ``True`` of a keyword or a dict
-    # entry, or the assignment statement.
-    anchor: Optional[cst.CSTNode] = None
-
-
-@dataclass(eq=False)
-class _Place:
-    """Where settings live together; see the module docstring."""
-
-    # How the message places the acks setting: " on task `f`", " in class
-    # `T`" (subject) or " in this module" (scope, after the reject setting).
-    subject: str = ""
-    scope: str = ""
-    parents: List["_Place"] = field(default_factory=list)
-    acks: List[_Acks] = field(default_factory=list)
-    reject: str = _UNSET
-    pool: Optional[str] = None  # ``worker_pool = "threads"`` set here
-    # Some reject setting is written here (``None`` included): a fix would repeat it.
-    reject_written: bool = False
-
-    def set_reject(self, state: str) -> None:
-        self.reject_written = True
-        # Several reject settings in one place: any that may be on wins
-        # (benefit of the doubt; conditions are not evaluated).
-        if state == _ON or (state == _OFF and self.reject == _UNSET):
-            self.reject = state
-
-    def resolved(self, seen: Optional[Set[int]] = None) -> str:
-        """This place's reject state, or the first decided one it inherits."""
-        if self.reject != _UNSET:
-            return self.reject
-        seen = seen if seen is not None else set()
-        seen.add(id(self))
-        for parent in self.parents:
-            if id(parent) in seen:
-                continue
-            state = parent.resolved(seen)
-            if state != _UNSET:
-                return state
-        return _UNSET
-
-
-def _is_true(value: cst.BaseExpression) -> bool:
-    return isinstance(value, cst.Name) and value.value == "True"
-
-
-def _reject_state(value: cst.BaseExpression) -> str:
-    """Literal False/0 is off, None is "use the default"; anything else may be on."""
-    if isinstance(value, cst.Name) and value.value == "False":
-        return _OFF
-    if isinstance(value, cst.Name) and value.value == "None":
-        return _UNSET
-    if isinstance(value, cst.Integer) and value.value == "0":
-        return _OFF
-    return _ON
-
-
-def _string_key(node: Optional[cst.BaseExpression]) -> Optional[str]:
-    return literal_text(node) if node is not None else None
-
-
-def _first_name(call: cst.Call) -> Optional[str]:
-    """The name of the function a registration call receives, if any."""
-    for arg in call.args:
-        if arg.keyword is None and not arg.star:
-            return arg.value.value if isinstance(arg.value, cst.Name) else None
-    return None
-
-
-def _is_conf(node: cst.BaseExpression) -> bool:
-    """``<something>.conf``: a Celery app's configuration object."""
-    return isinstance(node, cst.Attribute) and node.attr.value == "conf"
-
-
-def _assignment(
-    small: cst.BaseSmallStatement,
-) -> Tuple[List[cst.BaseExpression], Optional[cst.BaseExpression]]:
-    """The targets and value of an assignment statement; nothing otherwise."""
-    if isinstance(small, cst.Assign):
-        return [t.target for t in small.targets], small.value
-    if isinstance(small, cst.AnnAssign):
-        return [small.target], small.value
-    return [], None
-
-
-class _Answer:
-    """Whether a class is a task class, worked out the first time a setting
-    in its body (or a subclass's) needs it."""
-
-    def __init__(
-        self, node: cst.ClassDef, inherited: Sequence["_Answer"], classes: TaskClasses, resolver: Resolver
-    ) -> None:
-        self._node = node
-        self._inherited = inherited
-        self._classes = classes
-        self._resolver = resolver
-        self._known: Optional[bool] = None
-
-    def __call__(self) -> bool:
-        if self._known is None:
-            self._known = (
-                self._classes.holds(self._node)
-                or any(base() for base in self._inherited)
-                or any(is_task_base(base.value, self._resolver) for base in self._node.bases)
-            )
-        return self._known
-
-
-class _Walker:
-    """One pass over the module's statements (not its expressions)."""
-
-    def __init__(self, index: ModuleIndex, task_decorators: Decorators) -> None:
-        self.index = index
-        self.task_decorators = task_decorators
-        # A call in a statement asks no other module: only a decorator can
-        # name the project's own (asking would parse every module called).
-        self.statement_decorators = replace(task_decorators, project=Decorators().project)
-        self.resolver: Resolver = index.resolver()
-        # Worked out only when a class body needs it (see _Answer).
-        self.classes = TaskClasses(index, task_decorators)
-        self.class_places: Dict[str, _Place] = {}
-        self.classes_set_late_acks = any(
-            TASK_ACKS in class_assignments(owner) for owner in index.classes.up_front().values()
-        )
-        self.class_is_task: Dict[str, _Answer] = {}
-        self.places: List[_Place] = []
-
-    def place(self, *parents: _Place, subject: str = "", scope: str = "") -> _Place:
-        made = _Place(subject=subject, scope=scope, parents=list(parents))
-        self.places.append(made)
-        return made
-
-    # -- statements -------------------------------------------------------
-
-    def scope(
-        self, statements: Sequence[cst.CSTNode], app: _Place, module_level: bool
-    ) -> None:
-        for statement in statements:
-            if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-                for small in statement.body:
-                    self.small(small, app, module_level)
-            elif isinstance(statement, cst.BaseSmallStatement):
-                self.small(statement, app, module_level)
-            elif isinstance(statement, cst.FunctionDef):
-                self.function(statement, app)
-            elif isinstance(statement, cst.ClassDef):
-                self.klass(statement, app)
-            else:
-                for block in _blocks(statement):
-                    self.scope(block, app, module_level)
-
-    def function(self, node: cst.FunctionDef, app: _Place) -> None:
-        for decorator in node.decorators:
-            expression = decorator.decorator
-            if isinstance(expression, cst.Call):
-                self.task_call(expression, app, node.name.value, self.task_decorators)
-        body = self.place(app, scope=f" in `{node.name.value}` or at module level")
-        self.scope(node.body.body, body, module_level=False)
-
-    def small(self, small: cst.BaseSmallStatement, app: _Place, module_level: bool) -> None:
-        targets, value = _assignment(small)
-        if isinstance(small, (cst.Expr, cst.Return)):
-            value = small.value
-        if value is None:
-            return
-        for target in targets:
-            name: Optional[str] = None
-            spelled: Optional[str] = None
-            if isinstance(target, cst.Name) and module_level:
-                name = target.value
-            elif isinstance(target, cst.Attribute) and _is_conf(target.value):
-                name = target.attr.value
-                spelled = dotted_name(target)
-            elif isinstance(target, cst.Subscript) and _is_conf(target.value):
-                if len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
-                    name = _string_key(target.slice[0].slice.value)
-                    conf = dotted_name(target.value)
-                    spelled = f'{conf}["{name}"]' if conf else None
-            if name is not None:
-                self.config_setting(app, name, value, small, "assign", spelled)
-        self.calls(value, app)
-
-    def calls(self, value: cst.BaseExpression, app: _Place) -> None:
-        if isinstance(value, cst.Await):
-            value = value.expression
-        if not isinstance(value, cst.Call):
-            return
-        if isinstance(value.func, cst.Call):  # app.task(acks_late=True)(func)
-            self.task_call(value.func, app, _first_name(value), self.statement_decorators)
-            return
-        func = value.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "update" and _is_conf(
-            func.value
-        ):
-            self.config_arguments(value.args, app)
-        elif self.is_celery_app(func):
-            self.config_arguments(value.args, app, constructor=True)
-        else:
-            # app.task(func, acks_late=True)
-            self.task_call(value, app, _first_name(value), self.statement_decorators)
-
-    def is_celery_app(self, func: cst.BaseExpression) -> bool:
-        resolved = self.resolver.resolve(func)
-        if resolved in CELERY_APP_CLASSES:
-            return True
-        return (
-            isinstance(func, cst.Name)
-            and func.value == "Celery"
-            and not self.resolver.is_imported("Celery")
-        )
-
-    # -- app-wide configuration ---------------------------------------------
-
-    def config_setting(
-        self,
-        place: _Place,
-        name: str,
-        value: cst.BaseExpression,
-        node: cst.CSTNode,
-        form: str,
-        spelled: Optional[str] = None,
-    ) -> None:
-        if name in CONFIG_REJECT:
-            place.set_reject(_reject_state(value))
-        elif name in CONFIG_ACKS and _is_true(value):
-            shown = {"assign": f"{spelled or name} = True", "keyword": f"{name}=True",
-                     "key": f'"{name}": True'}[form]
-            anchor = node if form == "assign" else value
-            place.acks.append(_Acks(node, f"`{shown}`", CONFIG_ACKS[name], form, name, anchor))
-        elif name in catalog.WORKER_POOL_SETTINGS:
-            place.pool = literal_text(value)
-
-    def config_arguments(
-        self, args: Sequence[cst.Arg], place: _Place, constructor: bool = False
-    ) -> None:
-        for arg in args:
-            if arg.keyword is not None:
-                name = arg.keyword.value
-                if constructor and name == "changes":
-                    self.config_mapping(arg.value, place)
-                elif constructor and name == "config_source":
-                    # Like ``config_from_object``: not assumed, unless a dict
-                    # literal shows its content.
-                    self.config_mapping(arg.value, place, opaque_is_on=False)
-                else:
-                    self.config_setting(place, name, arg.value, arg, "keyword")
-            elif not constructor or arg.star:
-                self.config_mapping(arg.value, place)
-
-    def config_mapping(
-        self, value: cst.BaseExpression, place: _Place, opaque_is_on: bool = True
-    ) -> None:
-        """A dict literal (or a module constant holding one, or ``dict(...)``)."""
-        if isinstance(value, cst.Name) and value.value in self.index.constants:
-            value = self.index.constants[value.value]
-        if isinstance(value, cst.Dict):
-            for element in value.elements:
-                if isinstance(element, cst.DictElement):
-                    key = _string_key(element.key)
-                    if key is not None:
-                        self.config_setting(place, key, element.value, element.key, "key")
-                else:  # ``**other``: whatever it holds may turn reject on
-                    self.config_mapping(element.value, place)
-        elif isinstance(value, cst.Call) and dotted_name(value.func) == "dict":
-            self.config_arguments(value.args, place)
-        elif opaque_is_on and not isinstance(value, (cst.SimpleString, cst.Name)):
-            # Something we cannot read (a call, an attribute...): it may hold
-            # the reject setting, so it gets the benefit of the doubt.
-            place.set_reject(_ON)
-        elif opaque_is_on and isinstance(value, cst.Name) and value.value != "None":
-            if value.value not in self.index.classes:
-                place.set_reject(_ON)
-
-    # -- tasks ------------------------------------------------------------
-
-    def task_call(
-        self, call: cst.Call, app: _Place, label: Optional[str], decorators: Decorators
-    ) -> None:
-        classified = classify_decorator(call, self.resolver, decorators)
-        if classified is None or classified[0] not in ("celery", "custom"):
-            return
-        subject = f" on task `{label}`" if label else f" in `{dotted_name(call.func)}(...)`"
-        written = {arg.keyword.value for arg in call.args if arg.keyword is not None}
-        given = {
-            option: value for option, value in classified[1].items() if option not in written
-        }  # by a decorator bound once (reported where it is bound)
-        inherited = self.inherited_place(given, self.class_options_of(call, classified[1]))
-        place = self.place(*inherited, app, subject=subject)
-        self.task_arguments(call.args, place)
-
-    def class_options_of(
-        self, call: cst.Call, options: Dict[str, cst.BaseExpression]
-    ) -> Optional[ClassOptions]:
-        """What the task's ``Task`` class gives (``base=``, else its app's class)."""
-        base = options.get("base")
-        if base is not None:
-            return self.classes.base_options(base)
-        return self.classes.app_options(decorator_app(call, self.index, self.task_decorators.module))
-
-    def inherited_place(
-        self, given: Dict[str, cst.BaseExpression], inherited: Optional[ClassOptions]
-    ) -> List[_Place]:
-        """A place holding the reject setting a task inherits from a bound
-        decorator or its class (either reported where it is written), if any."""
-        value = given.get(TASK_REJECT)
-        if value is None and inherited is not None and TASK_REJECT in inherited:
-            value = inherited[TASK_REJECT].value
-        if value is None:
-            return []
-        place = self.place()
-        place.set_reject(_reject_state(value))
-        return [place]
-
-    def task_arguments(self, args: Sequence[cst.Arg], place: _Place) -> None:
-        for arg in args:
-            if arg.keyword is not None:
-                self.task_setting(place, arg.keyword.value, arg.value, arg, "keyword")
-            elif arg.star == "**":
-                value = arg.value
-                if isinstance(value, cst.Name) and value.value in self.index.constants:
-                    value = self.index.constants[value.value]
-                if isinstance(value, cst.Dict):
-                    for element in value.elements:
-                        if isinstance(element, cst.DictElement):
-                            key = _string_key(element.key)
-                            if key is not None:
-                                self.task_setting(place, key, element.value, element.key, "key")
-                        else:
-                            place.set_reject(_ON)
-                else:
-                    place.set_reject(_ON)
-
-    def task_setting(
-        self, place: _Place, name: str, value: cst.BaseExpression, node: cst.CSTNode, form: str
-    ) -> None:
-        if name == TASK_REJECT:
-            place.set_reject(_reject_state(value))
-        elif name == TASK_ACKS and _is_true(value):
-            shown = {"assign": "acks_late = True", "keyword": "acks_late=True",
-                     "key": '"acks_late": True'}[form]
-            anchor = node if form == "assign" else value
-            place.acks.append(_Acks(node, f"`{shown}`", TASK_REJECT, form, anchor=anchor))
-
-    # -- classes ----------------------------------------------------------
-
-    def klass(self, node: cst.ClassDef, app: _Place) -> None:
-        for decorator in node.decorators:
-            if isinstance(decorator.decorator, cst.Call):
-                self.calls(decorator.decorator, app)
-        bases = [dotted_name(base.value) for base in node.bases if base.keyword is None]
-        local_bases = [self.class_places[b] for b in bases if b in self.class_places]
-        inherited = [self.class_is_task[b] for b in bases if b is not None and b in self.class_is_task]
-        is_task = _Answer(node, inherited, self.classes, self.resolver)
-        name = node.name.value
-        # What imported bases set matters only to a class of this module
-        # that sets late acks itself; asking would load their modules.
-        inherited_options = self.imported_bases_options(node) if self.classes_set_late_acks else None
-        imported = self.inherited_place({}, inherited_options)
-        place = self.place(*local_bases, *imported, app, subject=f" in class `{name}`")
-        self.class_places[name] = place
-        self.class_is_task[name] = is_task
-        self.class_body(node.body.body, place, app, is_task)
-
-    def imported_bases_options(self, node: cst.ClassDef) -> Optional[ClassOptions]:
-        """What the class's bases imported from other project modules set."""
-        found: Dict[str, Inherited] = {}
-        for base in node.bases:
-            spelled = dotted_name(base.value) or ""
-            if base.keyword is not None or not self.resolver.is_imported(spelled.split(".")[0]):
-                continue
-            qualified = self.resolver.resolve(base.value)
-            for option, given in (self.task_decorators.class_options(qualified or "") or {}).items():
-                found.setdefault(option, given)
-        return found
-
-    def class_body(
-        self, statements: Sequence[cst.CSTNode], place: _Place, app: _Place, is_task: _Answer
-    ) -> None:
-        for statement in statements:
-            if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-                for small in statement.body:
-                    self.class_attribute(small, place, app, is_task)
-            elif isinstance(statement, cst.BaseSmallStatement):  # class T(Task): acks_late = True
-                self.class_attribute(statement, place, app, is_task)
-            elif isinstance(statement, cst.FunctionDef):
-                self.function(statement, app)
-            elif isinstance(statement, cst.ClassDef):
-                self.klass(statement, app)
-            else:
-                for block in _blocks(statement):
-                    self.class_body(block, place, app, is_task)
-
-    def class_attribute(
-        self, small: cst.BaseSmallStatement, place: _Place, app: _Place, is_task: _Answer
-    ) -> None:
-        targets, value = _assignment(small)
-        if value is None:
-            return
-        for target in targets:
-            if not isinstance(target, cst.Name):
-                continue
-            name = target.value
-            if name in CONFIG_ACKS or name in CONFIG_REJECT:
-                self.config_setting(place, name, value, small, "assign")
-            elif name == TASK_REJECT:
-                # Any class: a mixin may carry it into a Task subclass.
-                self.task_setting(place, name, value, small, "assign")
-            elif name == TASK_ACKS and is_task():
-                self.task_setting(place, name, value, small, "assign")
-        self.calls(value, app)
-
-
-def _blocks(statement: cst.CSTNode) -> Iterator[Sequence[cst.CSTNode]]:
-    """The nested blocks of a compound statement (if/elif/else, try, with, for...)."""
-    suites: List[Union[cst.BaseSuite, cst.CSTNode]] = []
-    body = getattr(statement, "body", None)
-    if isinstance(body, cst.BaseSuite):
-        suites.append(body)
-    for handler in getattr(statement, "handlers", ()):
-        suites.append(handler.body)
-    for case in getattr(statement, "cases", ()):
-        suites.append(case.body)
-    for name in ("orelse", "finalbody"):
-        extra = getattr(statement, name, None)
-        if isinstance(extra, cst.If):
-            yield [extra]
-        elif extra is not None and isinstance(getattr(extra, "body", None), cst.BaseSuite):
-            suites.append(extra.body)
-    for suite in suites:
-        if isinstance(suite, (cst.IndentedBlock, cst.SimpleStatementSuite)):
-            yield suite.body
+from idemlint.frameworks.celery_acks import OFF, TASK_ACKS, UNSET, LateAcks
+from idemlint.rules.base import ModuleRule, NodeEdit, SuggestedFix, Violation
+from idemlint.rules.edits import Layout, ends_its_line, in_brackets, line_repeated
 
 
 class AcksLateWithoutRejectOnWorkerLost(ModuleRule):
@@ -609,50 +105,25 @@ def capture_payment(payment_id):
         "a decision to revisit by hand."
     )
 
-    def check_module(
-        self,
-        module: cst.Module,
-        index: ModuleIndex,
-        task_decorators: Decorators,
-        context: ModuleContext = ModuleContext(),
-    ) -> Iterator[Violation]:
-        walker = _Walker(index, task_decorators)
-        layout = _Layout(module)
-        app = walker.place(scope=" in this module")
-        walker.scope(module.body, app, module_level=True)
-        for place in walker.places:
-            if not place.acks or place.pool in catalog.IN_PROCESS_POOLS:
-                continue
-            state = place.resolved()
-            if state == _ON:
-                continue
-            for acks in place.acks:
-                if place is app and _copied_by_in_process_workers(acks, context):
-                    continue
-                fix = _fix(acks, layout) if state == _UNSET and not place.reject_written else None
-                yield Violation(acks.node, _message(acks, place, state), fix=fix)
+    def check_module(self, facts: ModuleFacts) -> Iterator[Violation]:
+        layout = Layout(facts.module)  # read only if a fix asks
+        for late in facts.late_acks:
+            fixable = late.reject == UNSET and not late.reject_written
+            fix = _fix(late, layout) if fixable else None
+            yield Violation(late.setting.node, _message(late), fix=fix)
 
 
-def _copied_by_in_process_workers(acks: _Acks, context: ModuleContext) -> bool:
-    """A shared configuration module whose setting every worker configuration
-    that copies it (``task_acks_late = base.task_acks_late``) runs with a pool
-    in the worker process (``worker_pool = "threads"``): no child process to
-    lose, so nothing for ``reject_on_worker_lost`` to govern."""
-    if context.pools_copying is None or not acks.setting or not context.module:
-        return False
-    pools = context.pools_copying(context.module, acks.setting)
-    return bool(pools) and all(pool in catalog.IN_PROCESS_POOLS for pool in pools)
-
-
-def _fix(acks: _Acks, layout: "_Layout") -> Optional[SuggestedFix]:
+def _fix(late: LateAcks, layout: Layout) -> Optional[SuggestedFix]:
     """The reject setting beside the acks one, in its spelling: a keyword
     after ``acks_late=True``, an entry after ``"acks_late": True``, a line
     after ``task_acks_late = True`` (only when that assignment has its line
     to itself).  Unsafe: a task lost with its worker is then redelivered,
     so it runs again."""
+    acks = late.setting
     anchor = acks.anchor
-    if anchor is None or getattr(anchor, "lpar", None):  # ``(True)``: the text would go inside
+    if anchor is None or in_brackets(anchor):  # ``(True)``: the text would go inside
         return None
+    edit: Optional[NodeEdit]
     if acks.form == "keyword" and layout.starts_line(acks.node) and ends_its_line(acks.node):
         edit = NodeEdit(anchor, f"{acks.reject}=True,", "next_line")
     elif acks.form == "keyword":
@@ -660,70 +131,26 @@ def _fix(acks: _Acks, layout: "_Layout") -> Optional[SuggestedFix]:
     elif acks.form == "key":
         edit = NodeEdit(anchor, f', "{acks.reject}": True', "after")
     else:
-        name = acks.setting or TASK_ACKS
-        code = cst.Module([]).code_for_node(anchor)
-        single = isinstance(anchor, cst.Assign) and len(anchor.targets) == 1
-        if not (single or isinstance(anchor, cst.AnnAssign)) or not layout.alone(anchor) or code.count(name) != 1:
-            return None
-        edit = NodeEdit(anchor, code.replace(name, acks.reject), "next_line")
+        edit = line_repeated(anchor, acks.setting or TASK_ACKS, acks.reject, layout)
+    if edit is None:
+        return None
     return SuggestedFix(f"Set `{acks.reject}` beside `{acks.setting or TASK_ACKS}`", UNSAFE, (edit,))
 
 
-class _Layout:
-    """How the module lays its code out, worked out the first time a fix
-    asks (most modules never do): the small statements alone on their line,
-    and the arguments that start a line of their own."""
-
-    def __init__(self, module: cst.Module) -> None:
-        self._module = module
-        self._alone: Set[int] = set()
-        self._starting: Set[int] = set()
-        self._read = False
-
-    def alone(self, statement: cst.CSTNode) -> bool:
-        self._read_layout()
-        return id(statement) in self._alone
-
-    def starts_line(self, arg: cst.CSTNode) -> bool:
-        self._read_layout()
-        return id(arg) in self._starting
-
-    def _read_layout(self) -> None:
-        if self._read:
-            return
-        self._read = True
-        # A plain walk: a libcst visitor rebuilds every node of the module.
-        for node in descendants(self._module):
-            kind = type(node)
-            if kind is cst.SimpleStatementLine:
-                body = cast(cst.SimpleStatementLine, node).body
-                if len(body) == 1:
-                    self._alone.add(id(body[0]))
-            elif kind is cst.Call:
-                call = cast(cst.Call, node)
-                broken = isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace)
-                for arg in call.args:
-                    if broken:
-                        self._starting.add(id(arg))
-                    comma = arg.comma
-                    broken = isinstance(comma, cst.Comma) and isinstance(
-                        comma.whitespace_after, cst.ParenthesizedWhitespace
-                    )
-
-
-def _message(acks: _Acks, place: _Place, state: str) -> str:
-    value = "False" if state == _OFF else "True"
+def _message(late: LateAcks) -> str:
+    acks, state = late.setting, late.reject
+    value = "False" if state == OFF else "True"
     suggested = {
         "assign": f"{acks.reject} = {value}",
         "keyword": f"{acks.reject}={value}",
         "key": f'"{acks.reject}": {value}',
     }[acks.form]
-    if state == _OFF:
+    if state == OFF:
         problem = f"with `{suggested}`"
     else:
         problem = f"without `{suggested}`"
     return (
-        f"{acks.shown}{place.subject} is set {problem}{place.scope}: a pool child "
+        f"{acks.shown}{late.subject} is set {problem}{late.scope}: a pool child "
         "process killed mid-task (OOM killer, SIGKILL, hard time limit) acks the "
         "message, so the task is lost instead of redelivered"
     )

@@ -2,31 +2,11 @@
 
 from __future__ import annotations
 
-import re
-from typing import Iterator, List
+from typing import Iterator
 
-import libcst as cst
-
-from idemlint import catalog
-from idemlint.analysis import Event, Trace, call_label, happens_before
-from idemlint.effects import Knowledge
-from idemlint.guards import Guards
-from idemlint.names import dotted_name
+from idemlint.analysis import call_label, happens_before
+from idemlint.facts import TaskFacts
 from idemlint.rules.base import TaskRule, Violation, where
-
-# Writes that insert a row (or, for ``save``, may), and so raise the
-# duplicate error of a unique constraint.
-_ROW_WRITES = catalog.INSERT_METHODS | frozenset(
-    {
-        "acreate", "aget_or_create", "abulk_create", "save", "asave",
-        "add", "add_all", "insert_one", "insert_many",
-    }
-)
-# Calls that flush rows added to an ORM session earlier.
-_FLUSHES = frozenset({"commit", "flush"})
-_SESSION_ADDS = frozenset({"add", "add_all"})
-_SQL_WRITE = re.compile(r"\b(insert|update|upsert|merge)\b", re.IGNORECASE)
-
 
 class UniqueConstraintOnly(TaskRule):
     code = "IDM011"
@@ -95,67 +75,26 @@ def charge_customer(idempotency_key, order_id, amount_cents):
         "before the effect silences the rule, even one on unrelated work."
     )
 
-    def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
-        inserts = _guarded_inserts(trace, knowledge)
+    def check(self, facts: TaskFacts) -> Iterator[Violation]:
+        inserts = facts.unique_inserts
         if not inserts:
             return
-        for event in trace.calls():
-            if not knowledge.is_side_effect(event):
-                continue
+        for event in facts.side_effects:
             insert = next(
-                (i for i in inserts if i.seq > event.seq and happens_before(event, i)),
+                (i for i in inserts if i.event.seq > event.seq and happens_before(event, i.event)),
                 None,
             )
             if insert is None:
                 continue
-            guards = Guards.of(trace, knowledge)  # built once per trace
+            guards = facts.guards
             if guards.claimed_before(event) is not None:
                 continue
-            error = next(
-                name for name in insert.caught if catalog.DUPLICATE_ERRORS.search(name)
-            )
             yield Violation(
                 event.node,
-                f"`{call_label(event.node)}` in {where(event, trace.task.name)} runs "  # type: ignore[arg-type]
-                f"before `{_insert_label(insert.node)}`, whose `{error.split('.')[-1]}` "  # type: ignore[arg-type]
+                f"`{call_label(event.node)}` in {where(event, facts.task.name)} runs "  # type: ignore[arg-type]
+                f"before `{insert.label}`, whose `{insert.error}` "
                 "is the only duplicate check; with no lock or claim before it, a "
                 "redelivered or concurrent run repeats the external call and the "
                 "constraint rejects only the second row",
                 event=event,
             )
-
-
-def _guarded_inserts(trace: Trace, knowledge: Knowledge) -> List[Event]:
-    """Row writes inside a ``try`` whose handler catches a duplicate error."""
-    found: List[Event] = []
-    added = False
-    for event in trace.calls():
-        call = event.node
-        func = call.func if isinstance(call, cst.Call) else None
-        if not isinstance(call, cst.Call) or not isinstance(func, cst.Attribute):
-            continue
-        method = func.attr.value
-        if method in _SESSION_ADDS:
-            added = True
-        if not any(catalog.DUPLICATE_ERRORS.search(name) for name in event.caught):
-            continue
-        if knowledge.lock_api(event) is not None:
-            continue  # ``cache.add(key, ...)`` is a lock, not a row
-        if method in _ROW_WRITES or (method in _FLUSHES and added):
-            found.append(event)
-        elif method in catalog.SQL_EXECUTE_METHODS and call.args:
-            statement = call.args[0].value
-            text = knowledge.string_value(statement, event.scope)
-            if text is None or _SQL_WRITE.search(text):
-                found.append(event)
-    return found
-
-
-def _insert_label(call: cst.Call) -> str:
-    """``Charge(...).save()`` where :func:`call_label` would say ``....save()``."""
-    func = call.func
-    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call):
-        model = dotted_name(func.value.func)
-        if model is not None:
-            return f"{model}(...).{func.attr.value}()"
-    return call_label(call)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from idemlint.analysis import Trace, call_label
-from idemlint.effects import Knowledge, starts_task
-from idemlint.guards import Guards, message_effect
+from idemlint.analysis import call_label
+from idemlint.effects import starts_task
+from idemlint.facts import TaskFacts
+from idemlint.guards import message_effect
 from idemlint.rules.base import TaskRule, Violation, where
 
 
@@ -68,13 +69,14 @@ def send_shipping_notice(order_id):
         "by name (`send_task(\"...\")`) is not looked into."
     )
 
-    def check(self, trace: Trace, knowledge: Knowledge) -> Iterator[Violation]:
+    def check(self, facts: TaskFacts) -> Iterator[Violation]:
+        trace, knowledge = facts.trace, facts.knowledge
         for event in trace.calls():
             effect = message_effect(knowledge, event)
             enqueued = knowledge.enqueued_message(event) if effect is None else None
             if effect is None and enqueued is None:
                 continue
-            guards = Guards.of(trace, knowledge)  # built once per trace
+            guards = facts.guards
             if guards.checked_before(event) is not None or guards.claimed_before(event) is not None:
                 continue
             call = f"`{call_label(event.node)}` in {where(event, trace.task.name)}"  # type: ignore[arg-type]
