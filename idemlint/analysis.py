@@ -110,6 +110,10 @@ class FunctionScope:
     # of each (its statements' containers and branches).
     values: Dict[str, List[cst.BaseExpression]] = field(default_factory=dict)
     value_blocks: Dict[str, List[Tuple[Tuple[int, str], ...]]] = field(default_factory=dict)
+    # The parameters a statement of the function's own body (not one in a
+    # nested block) has assigned again so far, with the value: every path
+    # on from there holds that value, not what was passed.
+    replaced: Dict[str, cst.BaseExpression] = field(default_factory=dict)
     # The arguments each walked call passed a parameter, with the caller's scope.
     arguments: Dict[str, List[Tuple[cst.BaseExpression, "FunctionScope"]]] = field(default_factory=dict)
     # The parameters a walked call left out, with their defaults (read at
@@ -117,8 +121,9 @@ class FunctionScope:
     defaults_left: Dict[str, cst.BaseExpression] = field(default_factory=dict)
     # The context managers each ``with ... as name`` entered so far.
     entered: Dict[str, List[cst.BaseExpression]] = field(default_factory=dict)
-    # What each ``for name in ...`` iterated over so far.
-    iterated: Dict[str, List[cst.BaseExpression]] = field(default_factory=dict)
+    # What each ``for name in ...`` iterated over so far, with how deep in
+    # the element the name is unpacked (``for key, value in rows``: 1).
+    iterated: Dict[str, List[Tuple[cst.BaseExpression, int]]] = field(default_factory=dict)
 
     @property
     def index(self) -> ModuleIndex:
@@ -669,6 +674,10 @@ class TraceBuilder:
             note_assigned(scope.assigned, node.target)
             if isinstance(node.target, cst.Name):
                 self._bind_element(node.target.value, node.iter, scope)
+            else:
+                for name, depth in _unpacked_names(node.target):
+                    scope.iterated.setdefault(name, []).append((node.iter, depth))
+                    scope.resolver.bindings.pop(name, None)
         self._block(node.body.body, id(node), "Loop", "body", path, scope)
         if node.orelse is not None:
             self._block(node.orelse.body.body, id(node), "Loop", "orelse", path, scope)
@@ -677,7 +686,7 @@ class TraceBuilder:
         """``for order in Order.objects.filter(...)``: each ``order`` is a
         model instance the query fetched, spelled as the ORM call that
         fetches one (``order.m()`` runs ``Order.m``)."""
-        scope.iterated.setdefault(name, []).append(iterated)
+        scope.iterated.setdefault(name, []).append((iterated, 0))
         while isinstance(iterated, cst.Subscript) and all(isinstance(i.slice, cst.Slice) for i in iterated.slice):
             iterated = iterated.value  # ``rows[:100]``: the rows still
         element = self._values.element(self._values.denote(iterated, Walked(scope)))
@@ -813,12 +822,15 @@ class TraceBuilder:
     def _looks_up_in_chain(self, node: cst.BaseExpression, scope: FunctionScope) -> bool:
         """Whether a receiver is reached through a call that may look an
         object up by its class (``find_service(IMailer)``, ``get(Notifier)``):
-        one given a project class as a positional argument, among the
-        links nearest the call (a lookup's result is used at once)."""
+        one given a project class as a positional argument, or a class by
+        the name a registry keeps it under (``apps.get_model(...)``), among
+        the links nearest the call (a lookup's result is used at once)."""
         for _ in range(MAX_LOOKUP_LINKS):
             if not isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
                 break
             if isinstance(node, cst.Call):
+                if scope.resolver.resolve(node.func) in catalog.APP_MODEL_LOOKUPS:
+                    return True  # ``apps.get_model("orders", "Order")``: a class by its registered name
                 for arg in node.args:
                     if arg.keyword is None and not arg.star and isinstance(arg.value, (cst.Name, cst.Attribute)):
                         if isinstance(self.calls.value_of(arg.value, scope), ProjectClass):
@@ -1208,13 +1220,32 @@ def _replace_value(scope: FunctionScope, name: str, value: cst.BaseExpression, p
     """Record ``name = value`` at ``path``: it replaces what the same block
     (or a block nested in it) assigned before, which no path after this
     statement can see (``key = None`` then ``key = make_key()``); what
-    another branch assigned stays a possibility."""
+    another branch assigned stays a possibility.  Written in the function's
+    own body, it replaces a parameter's passed value too
+    (``payload = json.loads(payload)``)."""
     block = tuple((step.container, step.branch) for step in path)
+    if path and path[-1].boundary and name in scope.parameters:
+        scope.replaced[name] = value
     values = scope.values.setdefault(name, [])
     blocks = scope.value_blocks.setdefault(name, [])
     kept = [n for n, earlier in enumerate(blocks) if earlier[: len(block)] != block]
     scope.values[name] = [values[n] for n in kept] + [value]
     scope.value_blocks[name] = [blocks[n] for n in kept] + [block]
+
+
+def _unpacked_names(target: cst.BaseExpression, depth: int = 1) -> Iterator[Tuple[str, int]]:
+    """The names a tuple or list target unpacks, each with how many
+    elements deep it is (``for i, (key, value) in ...``: ``i`` 1, ``key``
+    2); a starred name holds a list, not an element, and is left out."""
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return
+    for element in target.elements:
+        if isinstance(element, cst.StarredElement):
+            continue
+        if isinstance(element.value, cst.Name):
+            yield element.value.value, depth
+        else:
+            yield from _unpacked_names(element.value, depth + 1)
 
 
 def _defaults(function: cst.FunctionDef) -> Iterator[Tuple[str, cst.BaseExpression]]:

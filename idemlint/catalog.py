@@ -1751,6 +1751,25 @@ BUILTIN_ANNOTATIONS = frozenset(
         "AnyStr", "DefaultDict", "OrderedDict", "Counter", "Deque",
     )
 )
+# Library calls that look a project's model class up in Django's app
+# registry by its app's label and its name (idemlint.semantic.registries):
+# ``apps.get_model("orders", "Order")`` or ``apps.get_model("orders.Order")``
+# (Django 5.2 reference, "Applications": ``Apps.get_model``).
+APP_MODEL_LOOKUPS = frozenset({"django.apps.apps.get_model"})
+# Library calls that decode JSON: what they return, and everything inside
+# it, is a dict, list, str, int, float, bool or None, never an object of the
+# project or of another library.  Read from the Python 3.13 ``json`` module
+# ("Decoding", its conversion table), simplejson 3.19's, orjson 3.10's
+# ("deserializes JSON to dict, list, int, float, str, bool, and None") and
+# ujson 5.10's documentation.
+JSON_DECODERS = frozenset(
+    {
+        "json.loads", "json.load", "simplejson.loads", "simplejson.load", "orjson.loads",
+        "ujson.loads", "ujson.load",
+    }
+)
+# The kind the evaluator gives such a value (idemlint.semantic.values.Builtin).
+JSON_VALUE = "json"
 # Library calls that return what they are given (their last argument):
 # ``typing.cast(T, x)`` is ``x``; ``copy.copy(x)`` a copy of it; a
 # ``typing.NewType("Name", T)`` is made as a ``T`` is.
@@ -1763,7 +1782,7 @@ RETURNS_WHAT_IT_IS_GIVEN = frozenset(
 LOADS_BY_NAME = frozenset(
     {
         "importlib.import_module", "django.utils.module_loading.import_string", "pydoc.locate",
-        "django.apps.apps.get_model", "django.apps.apps.get_app_config", "django.contrib.auth.get_user_model",
+        "django.apps.apps.get_app_config", "django.contrib.auth.get_user_model",
         "functools.partial", "functools.wraps", "operator.attrgetter",
         "operator.methodcaller", "werkzeug.utils.import_string", "celery.utils.imports.symbol_by_name",
         "kombu.utils.imports.symbol_by_name", "builtins.getattr", "builtins.next", "builtins.max", "builtins.min",

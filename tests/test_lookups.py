@@ -1,6 +1,7 @@
 """Lookups that return instances (idemlint.semantic.values): a call given
-a project class whose result is used as an instance of it, and the
-implementations of a zope interface.
+a project class whose result is used as an instance of it, the
+implementations of a zope interface, and a model class looked up in
+Django's app registry by its app's label and its name.
 
 tests/projects/lookups/ runs through the CLI with ``# expect:`` on each
 send; every task that reaches one through a lookup is named on it, and the
@@ -23,6 +24,7 @@ from idemlint.cache import DIRECTORY_NAME, Cache
 from idemlint.settings import DEFAULT_SETTINGS
 
 PROJECT = pathlib.Path(__file__).parent / "projects" / "lookups"
+APP_REGISTRY = pathlib.Path(__file__).parent / "projects" / "app_registry"
 LOOKING_UP = {
     "chained", "through_a_local", "through_a_walrus", "through_a_module_alias", "from_an_untyped_registry",
 }
@@ -50,6 +52,31 @@ def test_a_member_the_interface_does_not_declare_is_unresolved(run_cli: RunCli) 
 
 def test_the_answer_does_not_depend_on_the_order_of_the_files_nor_on_jobs(tmp_path: pathlib.Path) -> None:
     assert_independent_of_order_and_jobs(PROJECT, tmp_path)
+
+
+def test_a_model_looked_up_in_the_app_registry_is_the_app_s_class(run_cli: RunCli) -> None:
+    status, out, err = run_cli("check", "--no-cache", str(APP_REGISTRY))
+    assert (status, err) == (1, "")
+    assert reported(out) == expectations(APP_REGISTRY)
+    status, out, err = run_cli("tasks", "--format", "json", str(APP_REGISTRY))
+    rows = {row["name"].rpartition(".")[2]: row for row in json.loads(out)}
+    found = {"by_label_and_name", "by_a_dotted_name", "by_keywords_and_a_custom_label", "by_a_constant_label"}
+    for name in found:
+        assert rows[name]["calls"] == {"followed": 1, "enqueued": 0, "library": 3, "cut": 0, "unresolved": 0}, name
+    # Unknown, never guessed: each twin's query and the method on its row stay unresolved.
+    twins = {
+        "from_a_label_two_apps_have": 'apps.get_model("notes", "Note").objects.get(pk=note_id).post()',
+        "by_the_package_name_of_a_relabelled_app": 'apps.get_model("custom", "Ticket").objects.get(pk=ticket_id).open()',
+        "by_a_name_not_spelled_out": 'apps.get_model("orders", model_name).objects.get(pk=order_id).notify()',
+    }
+    assert set(rows) == found | set(twins)
+    for name, call in twins.items():
+        query = call[: call.index("(pk=")] + "(...)"
+        assert [site["call"] for site in rows[name]["unresolved"]] == [query, call], name
+
+
+def test_the_app_registry_answer_does_not_depend_on_file_order_nor_jobs(tmp_path: pathlib.Path) -> None:
+    assert_independent_of_order_and_jobs(APP_REGISTRY, tmp_path)
 
 
 SERVICE = {

@@ -69,8 +69,8 @@ def unfollowed_call(
     value = calls.value_of(call.func, scope)
     if value is None:
         denoted = values.denote(call.func, Walked(scope))
-        if isinstance(denoted, ProjectValue) and isinstance(denoted.value, ProjectClass):
-            value = denoted.value  # ``cls(...)`` in a classmethod
+        if isinstance(denoted, ProjectValue) and isinstance(denoted.value, (ProjectClass, Rows)):
+            value = denoted.value  # ``cls(...)`` in a classmethod; a model's manager
         elif runs_library_code(denoted):
             return LIBRARY  # a library's or a builtin object's method, a library function
     if isinstance(value, Definition):

@@ -36,6 +36,7 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.names import import_bindings
+from idemlint.semantic.registries import AppLabels
 from idemlint.calls import (
     Definition, Instance, ProjectClass, Rows, Statements, assigned_in, blocks, imports_in, in_classmethod,
     is_classmethod, is_self,
@@ -59,9 +60,10 @@ class Unknown:
 @dataclass(frozen=True)
 class Builtin:
     """An object of a builtin type: ``kind`` names it (``str``, ``dict``),
-    empty when only "some builtin container" is known; ``text`` is a
-    string's own text, when the code spells it out (a literal, a constant
-    bound to one)."""
+    empty when only "some builtin container" is known, ``json`` for a
+    decoded JSON value (:data:`idemlint.catalog.JSON_VALUE`: its elements and
+    what its methods return are builtins too); ``text`` is a string's own
+    text, when the code spells it out (a literal, a constant bound to one)."""
 
     kind: str
     text: Optional[str] = None
@@ -220,9 +222,17 @@ class Walked(Environment):
                 here = Walked(scope)
                 assigned = [values.denote(value, here) for value in scope.values.get(name, ())]
                 entered = [values.entered(manager, here) for manager in scope.entered.get(name, ())]
-                elements = [values.element(values.denote(over, here)) for over in scope.iterated.get(name, ())]
-                # A parameter reassigned on some path still holds what was passed on the others.
-                passed = [self._parameter(scope, name, values)] if name in scope.parameters else []
+                elements = [values.element(values.denote(over, here), depth) for over, depth in scope.iterated.get(name, ())]
+                # A parameter reassigned on some path still holds what was
+                # passed on the others; one the function's own body assigned
+                # again holds it only in the value that replaced it
+                # (``payload = json.loads(payload)``).
+                replacing = scope.replaced.get(name)
+                passed = (
+                    [self._parameter(scope, name, values)]
+                    if name in scope.parameters and (replacing is None or values.evaluating(replacing, here))
+                    else []
+                )
                 return one_of(assigned + entered + elements + passed)
             if name in scope.parameters:
                 return self._parameter(scope, name, values)
@@ -337,6 +347,11 @@ class Values:
         self._asked: Dict[Tuple[int, Tuple[object, ...]], Tuple[cst.BaseExpression, Value]] = {}
         self._cycles = 0
         self._returns: Dict[Tuple[int, Optional[Tuple[int, str]], bool], Value] = {}
+        self._apps = AppLabels(calls)
+
+    def evaluating(self, expression: cst.BaseExpression, where: Environment) -> bool:
+        """Whether the question being answered is inside what ``expression`` denotes in ``where``."""
+        return (id(expression), where.identity()) in self._evaluating
 
     def denote(self, expression: cst.BaseExpression, where: Environment) -> Value:
         """What ``expression`` written in ``where`` denotes.  Answers are
@@ -513,6 +528,8 @@ class Values:
             return Unknown("a method of a model manager that is not Django's")
         if not isinstance(target, (Instance, ProjectClass)):
             return Unknown(f"an attribute {name!r} the project does not define")
+        if isinstance(target, ProjectClass) and name in catalog.ORM_MANAGERS:
+            return ProjectValue(Rows(target))  # ``Order.objects``, as Calls reads it
         klass = target.of if isinstance(target, Instance) else target
         method = self.calls.method(klass, name)
         if method is not None:
@@ -656,9 +673,36 @@ class Values:
                 classes.append(given.value)
         return ProjectValue(Instance(classes[0])) if len(classes) == 1 else None
 
+    def _app_model(self, call: cst.Call, where: Environment) -> Optional[Value]:
+        """The project model class ``apps.get_model(label, name)`` (or
+        ``("label.name")``) returns, when the texts are spelled out and one
+        project app has the label (:class:`idemlint.semantic.registries.AppLabels`)."""
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+        named = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+        given = [
+            positional[0] if positional else named.get("app_label"),
+            positional[1] if len(positional) > 1 else named.get("model_name"),
+        ]
+        texts = [self.texts(node, where) if node is not None else None for node in given]
+        spelled = [text[0] if text is not None and len(text) == 1 else None for text in texts]
+        if spelled[0] is None or (given[1] is not None and spelled[1] is None):
+            return None
+        label, model = (spelled[0], spelled[1]) if spelled[1] is not None else spelled[0].partition(".")[::2]
+        module_name = self._apps.models_module(label) if label and model else None
+        module = self.calls.project_module(module_name) if module_name is not None else None
+        if module is None:
+            return None
+        found = self.denote(cst.Name(model), ModuleLevel(module))
+        return found if isinstance(found, ProjectValue) and isinstance(found.value, ProjectClass) else None
+
     def _library_result(self, name: str, call: Optional[cst.Call], where: Environment) -> Value:
         if name in catalog.RETURNS_WHAT_IT_IS_GIVEN and call is not None and call.args:
             return self.denote(call.args[-1].value, where)
+        if name in catalog.JSON_DECODERS:
+            return Builtin(catalog.JSON_VALUE)
+        if name in catalog.APP_MODEL_LOOKUPS:
+            found = self._app_model(call, where) if call is not None else None
+            return found or Unknown(f"what {name} returns")
         if name in catalog.LOADS_BY_NAME or name.endswith("()"):
             # Code loaded by name, or an object a library made being called
             # (a plugin's entry point, a callback): not the library's own.
@@ -676,6 +720,8 @@ class Values:
     def _builtin_result(self, name: str) -> Value:
         """``str(x)`` is a str; ``", ".join(x)`` too; ``d.get(k)`` an element."""
         head, _, method = name.partition(".")
+        if head == catalog.JSON_VALUE:
+            return Builtin(catalog.JSON_VALUE)  # a decoded value's parts, views and copies
         if not method:
             kind = catalog.BUILTIN_RESULTS.get(head)
             return Builtin(kind) if kind is not None else Unknown(f"what builtins.{head} returns")
@@ -747,13 +793,17 @@ class Values:
         return Builtin(left.kind) if isinstance(left, Builtin) else Unknown("an operator a class may define")
 
     @staticmethod
-    def element(container: Value) -> Value:
+    def element(container: Value, depth: int = 0) -> Value:
         """What iterating or indexing ``container`` gives: a character of a
-        string, a model instance of a query's rows; else unknown (a
-        container may hold anything, the project's functions too)."""
+        string, a part of a decoded JSON value, a model instance of a
+        query's rows; else unknown (a container may hold anything, the
+        project's functions too).  ``depth`` more levels: an element of the
+        element (a name a ``for`` target unpacks)."""
+        if depth > 0:
+            return Values.element(Values.element(container), depth - 1)
         if isinstance(container, OneOf):
             return one_of(Values.element(member) for member in container.members)
-        if isinstance(container, Builtin) and container.kind in ("str", "bytes"):
+        if isinstance(container, Builtin) and container.kind in ("str", "bytes", catalog.JSON_VALUE):
             return container
         if isinstance(container, ProjectValue) and isinstance(container.value, Rows) and not container.value.method:
             return ProjectValue(Instance(container.value.of))

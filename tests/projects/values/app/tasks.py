@@ -1,5 +1,9 @@
+import json
 from importlib import import_module
+from json import load as read_json
 from typing import Dict, Optional, Union, cast
+
+import orjson
 
 from celery import shared_task
 from sqlalchemy import Connection, select
@@ -83,6 +87,31 @@ def imported_here():
     return to_json(traceback.format_stack())  # reach: library library
 
 
+def decoded(raw, body: str, stream):
+    data = json.loads(raw)  # reach: library
+    data.get("x")  # reach: library
+    for row in data.get("rows", []):  # reach: library
+        row.get("id")  # reach: library
+    for _, value in data.items():  # reach: library
+        value.get("y")  # reach: library
+    data["items"][0].pop("z")  # reach: library
+    parsed = orjson.loads(body) if body else None  # reach: library
+    parsed.keys()  # reach: library
+    read_json(stream).copy()  # reach: library library
+    for _, handler in {"read": read_json}.items():  # reach: library
+        handler(stream)  # reach: unresolved
+
+
+def normalised(payload, spec, count, flag):
+    payload = json.loads(payload)  # reach: library
+    payload.get("x")  # reach: library
+    spec = orjson.loads(spec) if spec is not None else None  # reach: library
+    spec.get("y")  # reach: library
+    if flag:
+        count = json.loads(count)  # reach: library
+    count.get("z")  # reach: unresolved
+
+
 @shared_task
 def refresh(order_id, payload):
     imported_here()  # reach: followed
@@ -93,6 +122,8 @@ def refresh(order_id, payload):
     results()  # reach: followed
     run_query(connect(), "select 1")  # reach: followed followed
     forward(payload)  # reach: followed
+    decoded(payload, "{}", payload)  # reach: followed
+    normalised(payload, payload, payload, order_id)  # reach: followed
     payload.get("x")  # reach: unresolved
     items = payload["items"]
     items[0].run()  # reach: unresolved
@@ -102,3 +133,5 @@ def refresh(order_id, payload):
     plugin()  # reach: unresolved
     for entry in payload:
         entry.close()  # reach: unresolved
+    for _, (_, job) in payload.items():  # reach: unresolved
+        job.start()  # reach: unresolved

@@ -1,0 +1,3 @@
+from shop.billing.models.invoice import Invoice
+
+__all__ = ["Invoice"]

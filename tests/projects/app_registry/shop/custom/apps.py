@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class CustomConfig(AppConfig):
+    name = "shop.custom"
+    label = "renamed"
