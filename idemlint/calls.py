@@ -51,6 +51,7 @@ import libcst as cst
 from idemlint import catalog
 from idemlint.names import Resolver, argument, descendants, dotted_name, import_bindings, literal_number, literal_text
 from idemlint.segments import Outline
+from idemlint.tasks import class_assignments
 
 if TYPE_CHECKING:
     from idemlint.analysis import FunctionScope
@@ -742,6 +743,22 @@ class Calls:
                         return library
         return self._library_bases[owner.key]
 
+    def _is_project_module(self, name: str) -> bool:
+        """Whether ``name`` is one of the project's modules (known without loading it)."""
+        return self.project is not None and name in self.project.files
+
+    def _from_library_base(self, owner: ProjectClass, member: str) -> Optional[str]:
+        """An instance of the library base of ``owner`` (``flask_sqlalchemy.SQLAlchemy()``),
+        when ``member`` is one neither the class nor its project bases define
+        (a method, a class attribute, an assignment to ``self``)."""
+        base = self.library_base(owner)
+        if base is None or self.method(owner, member) is not None:
+            return None
+        for klass in self.method_order(owner):
+            if member in self._assigned(klass) or member in class_assignments(klass.node):
+                return None
+        return f"{base}()"
+
     def _library_name(self, name: Optional[str], hops: int) -> Optional[str]:
         """``name`` with every project binding it starts with replaced, until
         it names a library's object; None when it never does, or when it
@@ -768,9 +785,14 @@ class Calls:
         when it names nothing a library made."""
         parts = name.split(".")
         for cut in range(len(parts) - 1, 0, -1):
-            # ``mail.send``, ``slack().post``: what a module binds, then its
-            # method (``models.Order.objects.filter`` parses no models module).
-            if any(_base(part) != part for part in parts[:cut]) or len(parts) - cut > 2:
+            # ``mail.send``, ``slack().post``, ``client.payment_intents.create``:
+            # what a module binds, then its members.  A class spelled as one
+            # (``models.Order.objects.filter``) starts a chain the ORM reads:
+            # its module is not parsed for it, nor a submodule's parent.
+            deep = len(parts) - cut > 2 and (
+                _spelled_as_a_class(parts[cut]) or self._is_project_module(".".join(parts[: cut + 1]))
+            )
+            if any(_base(part) != part for part in parts[:cut]) or deep:
                 continue
             module = self.project_module(".".join(parts[:cut]))
             if module is None:
@@ -780,7 +802,12 @@ class Calls:
             suffix = head[len(base) :]
             index = module.index
             if base in index.classes:
-                return None
+                # ``db.Model`` with ``db = OurSQLAlchemy()``: what an instance
+                # of a project class gets from its library base.
+                inherited = self._from_library_base(ProjectClass(module, base), rest[0]) if rest else None
+                if inherited is None or not suffix.startswith("()"):
+                    return None
+                return ".".join([inherited + suffix[2:], *rest])
             if base in index.functions:
                 made = self._library_made(module, base, hops) if suffix.startswith("()") else None
                 return ".".join([made + suffix[2:], *rest]) if made is not None else None
@@ -899,6 +926,13 @@ class Calls:
     def project_module(self, name: str) -> Optional["LoadedModule"]:
         """A project module by name (recorded as looked up, found or not)."""
         return self.project.load(name) if self.project is not None else None
+
+
+def _spelled_as_a_class(name: str) -> bool:
+    """``Order``, ``OrderItem``: a name in CapWords (PEP 8's spelling of a
+    class), not a call's result, an instance (``client``) or a constant
+    (``CLIENT``)."""
+    return name[:1].isupper() and not name.isupper() and name.isidentifier()
 
 
 # What :meth:`Calls._library_step` says of a name no project module starts.

@@ -3,6 +3,7 @@ from typing import Generic, TypeVar
 
 import httpx
 import requests
+import stripe
 
 from partner.compat import Session
 
@@ -54,3 +55,23 @@ class CompatSession(Session):
 class LegacySession(requests.Session):
     def post(self, url, **kwargs):
         return super(LegacySession, self).post(url, **kwargs)  # expect: IDM002
+
+
+class Payments(stripe.StripeClient):
+    def __init__(self):
+        super().__init__("sk_test")
+
+
+class LocalRefunds:
+    def create(self, **kwargs):
+        return kwargs
+
+
+class Books(stripe.StripeClient):
+    @property
+    def refunds(self):
+        return LocalRefunds()
+
+
+payments = Payments()
+books = Books("sk_test")

@@ -1,5 +1,7 @@
 from celery import shared_task
 
+from partner import sessions
+
 from partner.client import KeyedApi, PartnerApi
 from partner.sessions import (
     AuditedSession,
@@ -8,6 +10,7 @@ from partner.sessions import (
     KeyedSession,
     LegacySession,
     TypedSession,
+    payments,
     session,
 )
 
@@ -91,3 +94,18 @@ def keyed_through_local_options(order_id):
     options = {"json": {"order": order_id}}
     options["headers"] = {"Idempotency-Key": f"order-{order_id}"}
     session.post("https://partner.example/orders", **options)
+
+
+@shared_task
+def pay_through_a_subclass_instance(amount):
+    payments.payment_intents.create(params={"amount": amount})  # expect: IDM002
+
+
+@shared_task
+def pay_through_the_module(amount):
+    sessions.payments.payment_intents.create(params={"amount": amount})  # expect: IDM002
+
+
+@shared_task
+def refund_through_a_member_the_subclass_defines(amount):
+    sessions.books.refunds.create(amount=amount)

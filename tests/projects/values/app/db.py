@@ -2,6 +2,7 @@ import logging
 from contextlib import contextmanager
 from typing import NewType, Optional
 
+from flask_sqlalchemy import SQLAlchemy
 from sqlalchemy.orm import Session as _Session
 
 ReadSession = NewType("ReadSession", _Session)
@@ -12,6 +13,19 @@ def make_logger(name):
 
 
 log = make_logger("app")
+
+
+class OurSQLAlchemy(SQLAlchemy):
+    def apply_driver_hacks(self, app, info, options):
+        return options
+
+
+class Ledger:
+    """Not a library's: what it lacks stays unknown."""
+
+
+flask_db = OurSQLAlchemy()
+ledger = Ledger()
 
 
 @contextmanager

@@ -1,4 +1,6 @@
 from django.db import models
+
+from app.db import flask_db
 from sqlalchemy.orm import Session
 from sqlalchemy import Column, DateTime, select
 from sqlalchemy.orm import declarative_base
@@ -52,3 +54,9 @@ class SyncFailed(Exception):
     def __init__(self, reason):
         super().__init__(reason)  # reach: library library
         self.reason = reason
+
+
+class Tag(flask_db.Model):
+    @classmethod
+    def named(cls, name):
+        return cls.query.filter_by(name=name).one()  # reach: library library

@@ -9,9 +9,10 @@ from celery import shared_task
 from sqlalchemy import Connection, select
 from sqlalchemy.orm import Session
 
-from app.db import ReadSession, log, make_logger, session_scope
+from app import db
+from app.db import ReadSession, ledger, log, make_logger, session_scope
 from app.helpers import connect, forward, run_query
-from app.models import Note, NoteQueries, Repository, SyncFailed
+from app.models import Note, NoteQueries, Repository, SyncFailed, Tag
 
 
 def literals(flag, *args, **kwargs):
@@ -124,6 +125,9 @@ def refresh(order_id, payload):
     forward(payload)  # reach: followed
     decoded(payload, "{}", payload)  # reach: followed
     normalised(payload, payload, payload, order_id)  # reach: followed
+    Tag.named("x")  # reach: followed
+    db.flask_db.session.commit()  # reach: library
+    ledger.entries.add(order_id)  # reach: unresolved
     payload.get("x")  # reach: unresolved
     items = payload["items"]
     items[0].run()  # reach: unresolved
