@@ -31,7 +31,7 @@ from idemlint.names import Resolver, children, dotted_name, import_bindings
 from idemlint.semantic import reach
 from idemlint.semantic.enqueue import Enqueues
 from idemlint.semantic.transactions import Opened, Transactions
-from idemlint.semantic.values import Library, ProjectValue, Value, Values, Walked, possibilities, runs_library_code
+from idemlint.semantic.values import NONE, Library, ProjectValue, Value, Values, Walked, possibilities, runs_library_code
 from idemlint.statements import is_exit
 from idemlint.tasks import ModuleIndex, Task
 
@@ -846,7 +846,8 @@ class TraceBuilder:
         ours to follow.  A union of what a factory may return is left to
         the resolution that reads the factory's arguments (which declines
         when they do not decide it)."""
-        members = possibilities(denoted)
+        # A member of None fails: nothing runs on that path (``Optional[...]``).
+        members = [m for m in possibilities(denoted) if m != NONE]
         found = [m.value for m in members if isinstance(m, ProjectValue) and isinstance(m.value, Definition)]
         if not found or len(found) != len(members):
             return NOTHING

@@ -1768,6 +1768,10 @@ JSON_DECODERS = frozenset(
         "ujson.loads", "ujson.load",
     }
 )
+# A builtin container's methods that return their second argument, the
+# default, when the key is missing ("Built-in Types": dict.get, dict.pop,
+# dict.setdefault).
+METHODS_WITH_A_DEFAULT = frozenset({"get", "pop", "setdefault"})
 # The kind the evaluator gives such a value (idemlint.semantic.values.Builtin).
 JSON_VALUE = "json"
 # Library calls that return what they are given (their last argument):

@@ -63,13 +63,19 @@ def test_a_model_looked_up_in_the_app_registry_is_the_app_s_class(run_cli: RunCl
     found = {"by_label_and_name", "by_a_dotted_name", "by_keywords_and_a_custom_label", "by_a_constant_label"}
     for name in found:
         assert rows[name]["calls"] == {"followed": 1, "enqueued": 0, "library": 3, "cut": 0, "unresolved": 0}, name
+    # ``"orders.Order"``, ``Optional["billing.Invoice"]``, ``Union["renamed.Ticket", None]``:
+    # three helpers, each model's method, each send.
+    annotated = rows["through_string_annotations"]["calls"]
+    assert annotated == {"followed": 6, "enqueued": 0, "library": 3, "cut": 0, "unresolved": 0}
+    found.add("through_string_annotations")
     # Unknown, never guessed: each twin's query and the method on its row stay unresolved.
     twins = {
         "from_a_label_two_apps_have": 'apps.get_model("notes", "Note").objects.get(pk=note_id).post()',
         "by_the_package_name_of_a_relabelled_app": 'apps.get_model("custom", "Ticket").objects.get(pk=ticket_id).open()',
         "by_a_name_not_spelled_out": 'apps.get_model("orders", model_name).objects.get(pk=order_id).notify()',
     }
-    assert set(rows) == found | set(twins)
+    assert [site["call"] for site in rows["through_a_label_no_app_has"]["unresolved"]] == ["order.notify()"]
+    assert set(rows) == found | set(twins) | {"through_a_label_no_app_has"}
     for name, call in twins.items():
         query = call[: call.index("(pk=")] + "(...)"
         assert [site["call"] for site in rows[name]["unresolved"]] == [query, call], name

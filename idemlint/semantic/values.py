@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, Iterator, List, Opt
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.names import import_bindings
+from idemlint.names import dotted_name, import_bindings
 from idemlint.semantic.registries import AppLabels
 from idemlint.calls import (
     Definition, Instance, ProjectClass, Rows, Statements, assigned_in, blocks, imports_in, in_classmethod,
@@ -482,11 +482,21 @@ class Values:
         resolver = module.index.resolver()
         found: List[Value] = []
         for member in union_members(annotation, resolver):
+            if isinstance(member, cst.SimpleString):  # ``Union["Order", "Refund"]``
+                parsed = string_annotation(member)
+                if parsed is None:
+                    return None
+                member = parsed
             typed = member.value if isinstance(member, cst.Subscript) else member
             spelled = resolver.resolve(typed)
-            if spelled is None:
+            # ``"orders.Order"``, naming nothing the module binds: Django's
+            # reference to a model by its app's label.
+            model = self._lazy_model(typed, module) if spelled is None or spelled == dotted_name(typed) else None
+            if model is not None:
+                found.append(ProjectValue(Instance(model)))
+            elif spelled is None:
                 return None
-            if spelled == "None":
+            elif spelled == "None":
                 found.append(NONE)
             elif spelled in catalog.BUILTIN_ANNOTATIONS or spelled in _BUILTIN_NAMES:
                 found.append(Builtin(spelled.rpartition(".")[2].lower()))
@@ -673,6 +683,29 @@ class Values:
                 classes.append(given.value)
         return ProjectValue(Instance(classes[0])) if len(classes) == 1 else None
 
+    def _lazy_model(self, spelled: cst.BaseExpression, module: "LoadedModule") -> Optional[ProjectClass]:
+        """The project model ``"label.Model"`` names, as Django reads such a
+        reference (a string annotation, a lazy relation), when the module
+        binds nothing to ``label``, one project app has the label and its
+        ``models`` binds the name to a class."""
+        if not (isinstance(spelled, cst.Attribute) and isinstance(spelled.value, cst.Name)):
+            return None
+        index = module.index
+        label = spelled.value.value
+        if label in index.imports or label in index.constants or label in index.functions or label in index.classes:
+            return None
+        found = self._registered(spelled.value.value, spelled.attr.value)
+        return found.value if found is not None and isinstance(found.value, ProjectClass) else None
+
+    def _registered(self, label: str, model: str) -> Optional[ProjectValue]:
+        """The class the ``models`` module of the app labelled ``label`` binds ``model`` to."""
+        module_name = self._apps.models_module(label) if label and model else None
+        module = self.calls.project_module(module_name) if module_name is not None else None
+        if module is None:
+            return None
+        found = self.denote(cst.Name(model), ModuleLevel(module))
+        return found if isinstance(found, ProjectValue) and isinstance(found.value, ProjectClass) else None
+
     def _app_model(self, call: cst.Call, where: Environment) -> Optional[Value]:
         """The project model class ``apps.get_model(label, name)`` (or
         ``("label.name")``) returns, when the texts are spelled out and one
@@ -688,12 +721,7 @@ class Values:
         if spelled[0] is None or (given[1] is not None and spelled[1] is None):
             return None
         label, model = (spelled[0], spelled[1]) if spelled[1] is not None else spelled[0].partition(".")[::2]
-        module_name = self._apps.models_module(label) if label and model else None
-        module = self.calls.project_module(module_name) if module_name is not None else None
-        if module is None:
-            return None
-        found = self.denote(cst.Name(model), ModuleLevel(module))
-        return found if isinstance(found, ProjectValue) and isinstance(found.value, ProjectClass) else None
+        return self._registered(label, model)
 
     def _library_result(self, name: str, call: Optional[cst.Call], where: Environment) -> Value:
         if name in catalog.RETURNS_WHAT_IT_IS_GIVEN and call is not None and call.args:
@@ -709,7 +737,12 @@ class Values:
             return Unknown(f"what {name} returns")
         builtin = name.partition("builtins.")[2] if name.startswith("builtins.") else None
         if builtin is not None:
-            return self._builtin_result(builtin)
+            result = self._builtin_result(builtin)
+            default = _default_given(builtin, call)
+            if default is None or (result == Builtin(catalog.JSON_VALUE) and _is_json_literal(default)):
+                return result
+            # ``payload.get("handler", Handler())``: the default, where the key is missing.
+            return one_of((result, self.denote(default, where)))
         looked_up = (
             self._looked_up(call, where)
             if call is not None and not catalog.matches_any(catalog.BUILT_FROM_A_CLASS, name)
@@ -841,6 +874,34 @@ class Values:
             return Unknown("a project module")
         return Library(dotted)
 
+
+
+def _default_given(method: str, call: Optional[cst.Call]) -> Optional[cst.BaseExpression]:
+    """The default a container's ``get``, ``pop`` or ``setdefault`` is
+    given (its second argument), which it returns when the key is missing."""
+    if call is None or method.rpartition(".")[2] not in catalog.METHODS_WITH_A_DEFAULT:
+        return None
+    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    return positional[1] if len(positional) > 1 else None
+
+
+def _is_json_literal(expression: cst.BaseExpression) -> bool:
+    """A literal JSON could hold: a string, a number, ``True``, ``False``,
+    ``None``, or a list, tuple or dict literal of such (``[]``, ``{}``)."""
+    if isinstance(expression, (cst.SimpleString, cst.Integer, cst.Float)):
+        return True
+    if isinstance(expression, cst.Name):
+        return expression.value in ("True", "False", "None")
+    if isinstance(expression, (cst.List, cst.Tuple)):
+        return all(
+            isinstance(element, cst.Element) and _is_json_literal(element.value) for element in expression.elements
+        )
+    if isinstance(expression, cst.Dict):
+        return all(
+            isinstance(element, cst.DictElement) and _is_json_literal(element.key) and _is_json_literal(element.value)
+            for element in expression.elements
+        )
+    return False
 
 
 def _holds_unknown(value: Value) -> bool:

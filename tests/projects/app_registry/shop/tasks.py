@@ -1,3 +1,5 @@
+from typing import Optional, Union
+
 from celery import shared_task
 from django.apps import apps
 
@@ -39,3 +41,31 @@ def by_the_package_name_of_a_relabelled_app(ticket_id):
 @shared_task
 def by_a_name_not_spelled_out(order_id, model_name):
     apps.get_model("orders", model_name).objects.get(pk=order_id).notify()
+
+
+def notify_order(order: "orders.Order"):
+    order.notify()
+
+
+def send_invoice(invoice: Optional["billing.Invoice"]):
+    invoice.send()
+
+
+def open_ticket(ticket: Union["renamed.Ticket", None]):
+    ticket.open()
+
+
+def notify_elsewhere(order: "shipping.Order"):
+    order.notify()
+
+
+@shared_task
+def through_string_annotations(payload):
+    notify_order(payload)
+    send_invoice(payload)
+    open_ticket(payload)
+
+
+@shared_task
+def through_a_label_no_app_has(payload):
+    notify_elsewhere(payload)

@@ -101,6 +101,7 @@ def decoded(raw, body: str, stream):
     read_json(stream).copy()  # reach: library library
     for _, handler in {"read": read_json}.items():  # reach: library
         handler(stream)  # reach: unresolved
+    data.get("notes", NoteQueries()).latest()  # reach: library library unresolved
 
 
 def normalised(payload, spec, count, flag):
