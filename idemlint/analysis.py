@@ -27,7 +27,7 @@ from idemlint.calls import fetched_instance, keywords_collected, known_truth, no
 from idemlint.calls import annotated_type, bound_locally, is_self, parameters, spelled_head
 from idemlint.dispatch import NOTHING, Picked, candidates, method_candidates
 from idemlint.findings import PAST_EVENTS
-from idemlint.names import Resolver, children, dotted_name, import_bindings
+from idemlint.names import Resolver, children, descendants, dotted_name, import_bindings
 from idemlint.semantic import reach
 from idemlint.semantic.enqueue import Enqueues
 from idemlint.semantic.transactions import Opened, Transactions
@@ -628,6 +628,8 @@ class TraceBuilder:
                 scope.resolver.bind(target.value, value)
             if isinstance(target, cst.Name):
                 _replace_value(scope, target.value, value, path)
+                if _replaces_the_parameter(node, target.value, path, scope):
+                    scope.replaced[target.value] = value
 
     def _if(self, node: cst.If, path: Tuple[Step, ...], scope: FunctionScope) -> None:
         test_path = path + (self._branch(node, "If", "test"),)
@@ -1221,17 +1223,30 @@ def _replace_value(scope: FunctionScope, name: str, value: cst.BaseExpression, p
     """Record ``name = value`` at ``path``: it replaces what the same block
     (or a block nested in it) assigned before, which no path after this
     statement can see (``key = None`` then ``key = make_key()``); what
-    another branch assigned stays a possibility.  Written in the function's
-    own body, it replaces a parameter's passed value too
-    (``payload = json.loads(payload)``)."""
+    another branch assigned stays a possibility."""
     block = tuple((step.container, step.branch) for step in path)
-    if path and path[-1].boundary and name in scope.parameters:
-        scope.replaced[name] = value
     values = scope.values.setdefault(name, [])
     blocks = scope.value_blocks.setdefault(name, [])
     kept = [n for n, earlier in enumerate(blocks) if earlier[: len(block)] != block]
     scope.values[name] = [values[n] for n in kept] + [value]
     scope.value_blocks[name] = [blocks[n] for n in kept] + [block]
+
+
+def _replaces_the_parameter(node: cst.CSTNode, name: str, path: Tuple[Step, ...], scope: FunctionScope) -> bool:
+    """Whether ``name = value`` replaces what was passed for the parameter
+    ``name`` on every path on from it: an assignment statement (not a
+    walrus, which may run conditionally) of the function's own body, not
+    of a nested block, with no statement before it reading the name
+    (``payload = json.loads(payload)`` first thing).  Any earlier read may
+    be asked about later, or hold the passed value under another name."""
+    if name not in scope.parameters or not isinstance(node, (cst.Assign, cst.AnnAssign)):
+        return False
+    if not path or not path[-1].boundary:
+        return False
+    earlier = scope.function.body.body[: path[-1].index]
+    return not any(
+        isinstance(part, cst.Name) and part.value == name for statement in earlier for part in descendants(statement)
+    )
 
 
 def _unpacked_names(target: cst.BaseExpression, depth: int = 1) -> Iterator[Tuple[str, int]]:

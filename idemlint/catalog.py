@@ -1772,6 +1772,11 @@ JSON_DECODERS = frozenset(
 # default, when the key is missing ("Built-in Types": dict.get, dict.pop,
 # dict.setdefault).
 METHODS_WITH_A_DEFAULT = frozenset({"get", "pop", "setdefault"})
+# A builtin container's methods that put an object into it ("Built-in
+# Types": list.append, list.extend, list.insert, dict.update,
+# dict.setdefault, set.add): a decoded value they are called on may then
+# hold any object.
+CONTAINER_ADDS = frozenset({"append", "extend", "insert", "update", "setdefault", "add", "__setitem__"})
 # The kind the evaluator gives such a value (idemlint.semantic.values.Builtin).
 JSON_VALUE = "json"
 # Library calls that return what they are given (their last argument):

@@ -387,6 +387,8 @@ class _ReportedFiles:
 
 # Below this many files to parse, starting worker processes costs more than it saves.
 FILES_PER_WORKER = 8
+# The files that make a Django app, as idemlint.semantic.registries reads them.
+_DJANGO_APP_FILES = ("/models.py", "/models/__init__.py", "/apps.py")
 
 
 def _workers(jobs: Optional[int], candidates: int) -> int:
@@ -459,7 +461,12 @@ def _cached_or_analysed(
     groups = _by_settings([path for path, _ in candidates], source)
     # Which files may configure an app is part of every key: a file that
     # starts to (``app.Task = X`` added) was no dependency of any analysis.
-    apps = "\0".join((*files.app_files, "\1", *files.named_task_files, "\1", *files.implementing_files))
+    # So are the modules that make Django apps (a ``models`` module added
+    # makes a label two apps have; see idemlint.semantic.registries).
+    django_apps = sorted(path for path in files.files if path.endswith(_DJANGO_APP_FILES))
+    apps = "\0".join((
+        *files.app_files, "\1", *files.named_task_files, "\1", *files.implementing_files, "\1", *django_apps,
+    ))
     keys = [""] * len(candidates)
     if cache is not None:
         for settings, numbers in groups:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import json
 import pathlib
 
+import pytest
+
 from conftest import RunCli
 from expectations import assert_independent_of_order_and_jobs, expectations, reported
 from test_subtasks import codes, write
@@ -63,6 +65,9 @@ def test_a_model_looked_up_in_the_app_registry_is_the_app_s_class(run_cli: RunCl
     found = {"by_label_and_name", "by_a_dotted_name", "by_keywords_and_a_custom_label", "by_a_constant_label"}
     for name in found:
         assert rows[name]["calls"] == {"followed": 1, "enqueued": 0, "library": 3, "cut": 0, "unresolved": 0}, name
+    manager = rows["through_the_manager_the_model_sets"]["calls"]
+    assert manager == {"followed": 1, "enqueued": 0, "library": 2, "cut": 0, "unresolved": 0}
+    found.add("through_the_manager_the_model_sets")
     # ``"orders.Order"``, ``Optional["billing.Invoice"]``, ``Union["renamed.Ticket", None]``:
     # three helpers, each model's method, each send.
     annotated = rows["through_string_annotations"]["calls"]
@@ -73,6 +78,7 @@ def test_a_model_looked_up_in_the_app_registry_is_the_app_s_class(run_cli: RunCl
         "from_a_label_two_apps_have": 'apps.get_model("notes", "Note").objects.get(pk=note_id).post()',
         "by_the_package_name_of_a_relabelled_app": 'apps.get_model("custom", "Ticket").objects.get(pk=ticket_id).open()',
         "by_a_name_not_spelled_out": 'apps.get_model("orders", model_name).objects.get(pk=order_id).notify()',
+        "by_a_name_no_class_can_have": 'apps.get_model("orders", "order-item").objects.get(pk=order_id).notify()',
     }
     assert [site["call"] for site in rows["through_a_label_no_app_has"]["unresolved"]] == ["order.notify()"]
     assert set(rows) == found | set(twins) | {"through_a_label_no_app_has"}
@@ -125,3 +131,74 @@ def test_an_implementation_added_in_another_file_renews_the_cached_caller(tmp_pa
     assert codes(project, Cache(cache_dir, DEFAULT_SETTINGS)) == [("posters.py", 9, "IDM002")]
     write(tmp_path, {"desk/posters.py": POSTER.replace("@implementer(IPoster)", "")})
     assert codes(project, Cache(cache_dir, DEFAULT_SETTINGS)) == []
+
+
+REGISTRY = {
+    "shop/__init__.py": "",
+    "shop/orders/__init__.py": "",
+    "shop/orders/models.py": """
+        from django.core.mail import send_mail
+        from django.db import models
+
+        class Order(models.Model):
+            def notify(self):
+                send_mail("Shipped", "On its way", None, ["a@example.com"])
+    """,
+    "shop/tasks.py": """
+        from celery import shared_task
+        from django.apps import apps
+
+        @shared_task
+        def ship(order_id):
+            apps.get_model("orders", "Order").objects.get(pk=order_id).notify()
+    """,
+}
+
+
+def test_an_app_added_with_the_same_label_renews_the_cached_lookup(tmp_path: pathlib.Path) -> None:
+    write(tmp_path, REGISTRY)
+    cache_dir = str(tmp_path / DIRECTORY_NAME)
+    project = [str(tmp_path / "shop")]
+    assert codes(project, Cache(cache_dir, DEFAULT_SETTINGS)) == [("models.py", 7, "IDM013")]
+    # Another package's ``orders`` app: the label is two apps', so unknown.
+    write(tmp_path, {"shop/legacy/__init__.py": "", "shop/legacy/orders/__init__.py": "",
+                     "shop/legacy/orders/models.py": "class Order:\n    pass\n"})
+    assert codes(project, Cache(cache_dir, DEFAULT_SETTINGS)) == []
+
+
+APPS_MODULE = """
+    from django.apps import AppConfig
+
+    LABEL = "orders"
+
+    class OrdersConfig(AppConfig):
+        label = {label}
+"""
+
+
+@pytest.mark.parametrize(
+    "label, found",
+    [
+        ('"orders"', True),
+        ('"sales"', False),
+        # A label set in a way the analysis does not read could be any: every lookup is unknown.
+        ("LABEL", False),
+    ],
+)
+def test_an_app_config_s_label_decides_and_an_unread_one_is_unknown(
+    tmp_path: pathlib.Path, label: str, found: bool
+) -> None:
+    write(tmp_path, {**REGISTRY, "shop/orders/apps.py": APPS_MODULE.format(label=label)})
+    expected = [("models.py", 7, "IDM013")] if found else []
+    assert codes([str(tmp_path / "shop")], Cache(str(tmp_path / DIRECTORY_NAME), DEFAULT_SETTINGS)) == expected
+
+
+def test_an_app_relabelled_renews_the_cached_lookup(tmp_path: pathlib.Path) -> None:
+    write(tmp_path, REGISTRY)
+    cache_dir = str(tmp_path / DIRECTORY_NAME)
+    project = [str(tmp_path / "shop")]
+    assert codes(project, Cache(cache_dir, DEFAULT_SETTINGS)) == [("models.py", 7, "IDM013")]
+    write(tmp_path, {"shop/orders/apps.py": APPS_MODULE.format(label='"sales"')})
+    assert codes(project, Cache(cache_dir, DEFAULT_SETTINGS)) == []
+    write(tmp_path, {"shop/orders/apps.py": APPS_MODULE.format(label='"orders"')})
+    assert codes(project, Cache(cache_dir, DEFAULT_SETTINGS)) == [("models.py", 7, "IDM013")]

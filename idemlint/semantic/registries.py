@@ -9,52 +9,73 @@ package's dotted name unless its ``AppConfig`` sets ``label``; its models
 are the names its ``models`` module (or package) binds (Django 5.2
 reference, "Applications": ``AppConfig.label``, ``apps.get_model``).  The
 apps here are the project's packages that have a ``models`` module.  A
-label no package has, or several have, is unknown: nothing is guessed.
+label no package has, or several have, is unknown, and so is every label
+while some package's label cannot be read: nothing is guessed.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from idemlint.names import literal_text
 from idemlint.tasks import class_assignments
 
 if TYPE_CHECKING:
     from idemlint.calls import Calls
+    from idemlint.project import Lookup
 
 
 class AppLabels:
-    """The project's Django apps by label, read on the first lookup."""
+    """The project's Django apps by label, read on the first lookup; what
+    was read is recorded as looked up on every lookup, so that an analysis
+    a cache or a summary keeps depends on it."""
 
     def __init__(self, calls: "Calls") -> None:
         self.calls = calls
-        self._packages: Optional[Dict[str, List[str]]] = None
+        self._read: Optional[Tuple[Dict[str, List[str]], bool, List["Lookup"]]] = None
 
     def models_module(self, label: str) -> Optional[str]:
         """The dotted name of the ``models`` module of the app labelled
-        ``label``, when exactly one project package is that app."""
-        packages = self._by_label().get(label, [])
-        return f"{packages[0]}.models" if len(packages) == 1 else None
+        ``label``, when exactly one project package is that app and no
+        package's label is unknown (it could be any)."""
+        packages, unknown = self._by_label()
+        found = packages.get(label, [])
+        return f"{found[0]}.models" if len(found) == 1 and not unknown else None
 
-    def _by_label(self) -> Dict[str, List[str]]:
-        if self._packages is None:
-            self._packages = {}
-            project = self.calls.project
-            names = project.files if project is not None else {}
-            for name in sorted(names):
-                package, _, last = name.rpartition(".")
-                if last == "models" and package:
-                    self._packages.setdefault(self._label(package), []).append(package)
-        return self._packages
-
-    def _label(self, package: str) -> str:
-        """The label an ``AppConfig`` in the package's ``apps`` module sets, else the default."""
+    def _by_label(self) -> Tuple[Dict[str, List[str]], bool]:
         project = self.calls.project
-        apps = self.calls.project_module(f"{package}.apps") if project is not None and f"{package}.apps" in project.files else None
+        if project is None:
+            return {}, False
+        if self._read is not None:
+            project.lookups += self._read[2]
+            return self._read[0], self._read[1]
+        start = len(project.lookups)
+        packages: Dict[str, List[str]] = {}
+        unknown = False
+        for name in sorted(project.files):
+            package, _, last = name.rpartition(".")
+            if last != "models" or not package:
+                continue
+            label = self._label(package)
+            if label is None:
+                unknown = True
+            else:
+                packages.setdefault(label, []).append(package)
+        self._read = (packages, unknown, list(project.lookups[start:]))
+        return packages, unknown
+
+    def _label(self, package: str) -> Optional[str]:
+        """The label the package's ``apps`` module sets (every ``AppConfig``
+        there that sets one agrees), else the last part of its name; None
+        when a label is set that cannot be read, or several differ."""
+        apps = self.calls.project_module(f"{package}.apps")  # recorded, found or not
+        labels = set()
         for name in list(apps.index.classes) if apps is not None else ():
             owner = apps.index.classes.get(name) if apps is not None else None
             label = class_assignments(owner).get("label") if owner is not None else None
-            text = literal_text(label) if label is not None else None
-            if text:
-                return text
-        return package.rpartition(".")[2]
+            if label is not None:
+                labels.add(literal_text(label))
+        if not labels:
+            return package.rpartition(".")[2]
+        only = labels.pop() if len(labels) == 1 else None
+        return only or None

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, Iterator, List, Opt
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.names import dotted_name, import_bindings
+from idemlint.names import descendants, dotted_name, import_bindings
 from idemlint.semantic.registries import AppLabels
 from idemlint.calls import (
     Definition, Instance, ProjectClass, Rows, Statements, assigned_in, blocks, imports_in, in_classmethod,
@@ -233,7 +233,10 @@ class Walked(Environment):
                     if name in scope.parameters and (replacing is None or values.evaluating(replacing, here))
                     else []
                 )
-                return one_of(assigned + entered + elements + passed)
+                found = one_of(assigned + entered + elements + passed)
+                # Decoded JSON the function stores into (``data["job"] = Job()``,
+                # ``items.append(job)``) may hold anything now.
+                return values.unless_stored_into(found, scope.function, name)
             if name in scope.parameters:
                 return self._parameter(scope, name, values)
             imported = values.imported_in(scope).get(name)
@@ -348,6 +351,40 @@ class Values:
         self._cycles = 0
         self._returns: Dict[Tuple[int, Optional[Tuple[int, str]], bool], Value] = {}
         self._apps = AppLabels(calls)
+        # Per function (kept with it: an id is a node's only while it lives).
+        self._stores: Dict[int, Tuple[cst.FunctionDef, FrozenSet[str]]] = {}
+
+    def unless_stored_into(self, value: Value, function: cst.FunctionDef, name: str) -> Value:
+        """``value``, with decoded JSON made "some builtin" when ``function``
+        stores into what ``name`` holds (an item, an attribute, a mutating
+        method): what is stored may be any object."""
+        json = Builtin(catalog.JSON_VALUE)
+        if json not in possibilities(value) or name not in self._stored_into(function):
+            return value
+        return one_of(Builtin("") if member == json else member for member in possibilities(value))
+
+    def _stored_into(self, function: cst.FunctionDef) -> FrozenSet[str]:
+        """The names whose item or attribute ``function`` assigns or deletes,
+        or on which it calls a method that adds to a container."""
+        key = id(function)
+        if key not in self._stores:
+            found: Set[str] = set()
+            for node in descendants(function.body):
+                targets: List[cst.BaseExpression] = []
+                if isinstance(node, cst.AssignTarget):
+                    targets.append(node.target)
+                elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+                    targets.append(node.target)
+                elif isinstance(node, cst.Del):
+                    targets.append(node.target)
+                elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                    if node.func.attr.value in catalog.CONTAINER_ADDS:
+                        found.update(_base_names(node.func.value))
+                for target in targets:
+                    if isinstance(target, (cst.Subscript, cst.Attribute)):
+                        found.update(_base_names(target.value))
+            self._stores[key] = (function, frozenset(found))
+        return self._stores[key][1]
 
     def evaluating(self, expression: cst.BaseExpression, where: Environment) -> bool:
         """Whether the question being answered is inside what ``expression`` denotes in ``where``."""
@@ -538,15 +575,15 @@ class Values:
             return Unknown("a method of a model manager that is not Django's")
         if not isinstance(target, (Instance, ProjectClass)):
             return Unknown(f"an attribute {name!r} the project does not define")
-        if isinstance(target, ProjectClass) and name in catalog.ORM_MANAGERS:
-            return ProjectValue(Rows(target))  # ``Order.objects``, as Calls reads it
         klass = target.of if isinstance(target, Instance) else target
         method = self.calls.method(klass, name)
         if method is not None:
             return self._implemented(klass, method) if isinstance(target, Instance) else ProjectValue(method)
         assigned = self._class_assigned(klass, name, isinstance(target, Instance))
         if assigned is not None:
-            return assigned
+            return assigned  # ``objects = OrderManager()``: the project's own manager
+        if isinstance(target, ProjectClass) and name in catalog.ORM_MANAGERS:
+            return ProjectValue(Rows(target))  # ``Order.objects``, as Calls reads it
         base = self.calls.library_base(klass)
         if base is not None and base.partition(".")[0] in catalog.MIXIN_MODULES:
             base = None
@@ -699,7 +736,7 @@ class Values:
 
     def _registered(self, label: str, model: str) -> Optional[ProjectValue]:
         """The class the ``models`` module of the app labelled ``label`` binds ``model`` to."""
-        module_name = self._apps.models_module(label) if label and model else None
+        module_name = self._apps.models_module(label) if label and model.isidentifier() else None
         module = self.calls.project_module(module_name) if module_name is not None else None
         if module is None:
             return None
@@ -727,7 +764,11 @@ class Values:
         if name in catalog.RETURNS_WHAT_IT_IS_GIVEN and call is not None and call.args:
             return self.denote(call.args[-1].value, where)
         if name in catalog.JSON_DECODERS:
-            return Builtin(catalog.JSON_VALUE)
+            # A hook (``object_hook=Job.from_dict``) or a decoder class makes what it likes.
+            hooked = call is not None and any(
+                arg.star or (arg.keyword is not None and arg.keyword.value != "strict") for arg in call.args
+            )
+            return Unknown(f"what {name} returns through a hook") if hooked else Builtin(catalog.JSON_VALUE)
         if name in catalog.APP_MODEL_LOOKUPS:
             found = self._app_model(call, where) if call is not None else None
             return found or Unknown(f"what {name} returns")
@@ -823,6 +864,8 @@ class Values:
             return Library(f"{left.name}()")  # an operator a library object defines
         if isinstance(expression, cst.Comparison):
             return Builtin("bool") if isinstance(left, Builtin) else Unknown("a comparison a class may define")
+        if left == Builtin(catalog.JSON_VALUE) and self.denote(expression.right, where) != left:
+            return Builtin("")  # ``payload | {"job": Job()}``: no longer decoded JSON alone
         return Builtin(left.kind) if isinstance(left, Builtin) else Unknown("an operator a class may define")
 
     @staticmethod
@@ -874,6 +917,14 @@ class Values:
             return Unknown("a project module")
         return Library(dotted)
 
+
+
+def _base_names(node: cst.BaseExpression) -> Iterator[str]:
+    """The name an item or attribute chain starts at (``data`` of ``data["a"].b``)."""
+    while isinstance(node, (cst.Subscript, cst.Attribute)):
+        node = node.value
+    if isinstance(node, cst.Name):
+        yield node.value
 
 
 def _default_given(method: str, call: Optional[cst.Call]) -> Optional[cst.BaseExpression]:

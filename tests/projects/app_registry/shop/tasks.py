@@ -24,6 +24,16 @@ def by_keywords_and_a_custom_label(ticket_id):
 
 
 @shared_task
+def through_the_manager_the_model_sets(email):
+    apps.get_model("billing", "Receipt").objects.issue(email)
+
+
+@shared_task
+def by_a_name_no_class_can_have(order_id):
+    apps.get_model("orders", "order-item").objects.get(pk=order_id).notify()
+
+
+@shared_task
 def by_a_constant_label(order_id):
     apps.get_model(ORDERS, "Order").objects.get(pk=order_id).notify()
 

@@ -114,6 +114,34 @@ def normalised(payload, spec, count, flag):
     count.get("z")  # reach: unresolved
 
 
+def read_before_decoded(model, raw):
+    original = model
+    model = json.loads(raw)  # reach: library
+    original.save()  # reach: unresolved
+    model.get("x")  # reach: unresolved
+
+
+def defaulted(client):
+    client = client or json.loads("{}")  # reach: library
+    client.get("x")  # reach: unresolved
+    for note, _ in Note.objects.all():  # reach: library
+        note.full_clean()  # reach: unresolved
+
+
+def decoded_on_a_condition(spec, strict):
+    strict and (spec := json.loads(spec))  # reach: library
+    spec.get("y")  # reach: unresolved
+
+
+def stored_into(raw):
+    jobs = json.loads(raw)  # reach: library
+    jobs.append(NoteQueries())  # reach: library library
+    for job in jobs:
+        job.latest()  # reach: unresolved
+    json.loads(raw, object_hook=dict)["q"].latest()  # reach: library unresolved
+    (json.loads(raw) | {"q": NoteQueries()})["q"].latest()  # reach: library library unresolved
+
+
 @shared_task
 def refresh(order_id, payload):
     imported_here()  # reach: followed
@@ -127,6 +155,10 @@ def refresh(order_id, payload):
     decoded(payload, "{}", payload)  # reach: followed
     normalised(payload, payload, payload, order_id)  # reach: followed
     Tag.named("x")  # reach: followed
+    read_before_decoded(payload, payload)  # reach: followed
+    decoded_on_a_condition(payload, order_id)  # reach: followed
+    stored_into(payload)  # reach: followed
+    defaulted(payload)  # reach: followed
     db.flask_db.session.commit()  # reach: library
     ledger.entries.add(order_id)  # reach: unresolved
     payload.get("x")  # reach: unresolved

@@ -1,3 +1,3 @@
-from shop.billing.models.invoice import Invoice
+from shop.billing.models.invoice import Invoice, Receipt
 
-__all__ = ["Invoice"]
+__all__ = ["Invoice", "Receipt"]
