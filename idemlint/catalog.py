@@ -1683,6 +1683,7 @@ SELF_TYPES = frozenset({"typing.Self", "typing_extensions.Self"})
 # Annotations whose members are the value's possible types (``Optional[X]``
 # is ``Union[X, None]``): what a value of one of them is, None aside.
 UNION_TYPES = frozenset({"typing.Optional", "typing.Union", "typing_extensions.Optional", "typing_extensions.Union"})
+OPTIONAL_TYPES = frozenset({"typing.Optional", "typing_extensions.Optional"})
 # Every public method of Django's QuerySet (which a model's manager also
 # has), and each one's async twin where it has one: what a call spelled
 # ``Model.objects.<method>(...)``, or on what such a call returned, runs

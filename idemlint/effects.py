@@ -455,26 +455,41 @@ class Knowledge:
             return any(_is_opaque(a.value) for a in positional)
         return False
 
+    def splat_names_a_key(self, event: Event, effect: catalog.KeyableEffect) -> bool:
+        """Whether a ``**`` mapping the call passes has an entry for the key,
+        ``None`` on some path or not (told apart from one with no entry)."""
+        call = event.call
+        return call is not None and any(
+            arg.star == "**" and self._mapping_has_key(arg.value, event.scope, effect, none_is_a_key=True)
+            for arg in call.args
+        )
+
     def _may_be_none(self, value: cst.BaseExpression, event: Event, keyword: Optional[str] = None) -> bool:
         """Whether a key may be ``None`` on some path: spelled so, or a name
         the evaluator says holds ``None`` on one (a parameter the call left
         at its default, a local bound to ``None`` on one branch), as it was
         when the call ran.  A value the analysis cannot tell is given the
         benefit of the doubt."""
+        held = dict(event.held).get(keyword) if keyword is not None else None
+        if held is None or not isinstance(value, cst.Name):
+            return self._none_on_a_path(value, event.scope)
+        where = Walked(event.scope)
+        return NONE in possibilities(one_of(self._evaluator().denote(bound, where) for bound in held))
+
+    def _none_on_a_path(self, value: cst.BaseExpression, scope: FunctionScope) -> bool:
+        """Whether ``value`` is ``None``, or a name the evaluator says holds
+        ``None`` on some path of ``scope`` (an entry of a dict a wrapper's
+        ``**kwargs`` collects is read in the caller's scope)."""
         if is_none(value):
             return True
         if not isinstance(value, cst.Name):
             return False
+        return NONE in possibilities(self._evaluator().denote(value, Walked(scope)))
+
+    def _evaluator(self) -> Values:
         if self._values is None:
             self._values = Values(self.calls if self.calls is not None else Calls(None))
-        where = Walked(event.scope)
-        held = dict(event.held).get(keyword) if keyword is not None else None
-        if held is not None:
-            denoted = one_of(self._values.denote(bound, where) for bound in held)
-        else:
-            denoted = self._values.denote(value, where)
-        members = possibilities(denoted)
-        return NONE in members
+        return self._values
 
     def _is_visible_dict(
         self, node: cst.BaseExpression, scope: FunctionScope, effect: Optional[catalog.KeyableEffect] = None
@@ -514,6 +529,7 @@ class Knowledge:
         scope: FunctionScope,
         effect: Optional[catalog.KeyableEffect] = None,
         depth: int = 0,
+        none_is_a_key: bool = False,
     ) -> bool:
         """A dict we can see holds a key; one we cannot see gets the benefit of the doubt."""
         if depth > 4:
@@ -521,7 +537,8 @@ class Knowledge:
         unpacked = self.unpacked_values(node.value, scope) if isinstance(node, cst.Name) else None
         if unpacked is not None:
             return any(
-                self._mapping_has_key(value, returned_in, effect, depth + 1) for value, returned_in in unpacked
+                self._mapping_has_key(value, returned_in, effect, depth + 1, none_is_a_key)
+                for value, returned_in in unpacked
             )
         if isinstance(node, cst.Name):
             name = (id(scope), node.value)
@@ -531,46 +548,54 @@ class Knowledge:
             if name in self._appended and isinstance(value, cst.List):
                 # A batch built by ``append``: a key in each entry.
                 entries = [e.value for e in value.elements] + self._appended[name]
-                return all(self._mapping_has_key(entry, scope, effect, depth + 1) for entry in entries)
+                return all(
+                    self._mapping_has_key(entry, scope, effect, depth + 1, none_is_a_key) for entry in entries
+                )
             containers = self._key_containers(effect)
             for key, entry in self._added.get(name, ()):
-                if self._entry_is_key(key, entry, scope, effect):
+                if self._entry_is_key(key, entry, scope, effect, none_is_a_key):
                     return True
                 text = self._entry_key_text(key, scope)
-                if text in containers and self._mapping_has_key(entry, scope, effect, depth + 1):
+                if text in containers and self._mapping_has_key(entry, scope, effect, depth + 1, none_is_a_key):
                     return True
             # A parameter's argument is read where the caller wrote it.
-            return self._mapping_has_key(value, self._argument_scopes.get(name, scope), effect, depth + 1)
+            return self._mapping_has_key(
+                value, self._argument_scopes.get(name, scope), effect, depth + 1, none_is_a_key
+            )
         if isinstance(node, cst.Call) and (self._is_dict_call(node, scope) or self._is_payload(node, scope, effect)):
             # ``dict(other)`` may copy a key; a request object's fields go by keyword.
             copied = self._is_dict_call(node, scope) and any(a.keyword is None and a.star == "" for a in node.args)
             return copied or any(
                 a.star == "**"
-                or (a.keyword is not None and self._is_key_name(a.keyword.value, effect) and not is_none(a.value))
+                or (
+                    a.keyword is not None
+                    and self._is_key_name(a.keyword.value, effect)
+                    and (none_is_a_key or not self._none_on_a_path(a.value, scope))
+                )
                 for a in node.args
             )
         if isinstance(node, cst.List) and node.elements:
             # A batch of entries (``Entries=[{...}, ...]``) holds a key when each entry does.
             return all(
                 not isinstance(element, cst.StarredElement)
-                and self._mapping_has_key(element.value, scope, effect, depth + 1)
+                and self._mapping_has_key(element.value, scope, effect, depth + 1, none_is_a_key)
                 for element in node.elements
             )
         if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
-            return self._mapping_has_key(node.elt, scope, effect, depth + 1)
+            return self._mapping_has_key(node.elt, scope, effect, depth + 1, none_is_a_key)
         if not isinstance(node, cst.Dict):
             return not isinstance(node, (cst.SimpleString, cst.Integer, cst.List))
         for element in node.elements:
             if not isinstance(element, cst.DictElement):
                 return True
-            if self._entry_is_key(element.key, element.value, scope, effect):
+            if self._entry_is_key(element.key, element.value, scope, effect, none_is_a_key):
                 return True
             label = self.string_value(element.key, scope)
             readable = isinstance(element.value, (cst.Dict, cst.Name, cst.List, cst.ListComp)) or self._is_payload(
                 element.value, scope, effect
             )
             if readable and label in self._key_containers(effect):
-                if self._mapping_has_key(element.value, scope, effect, depth + 1):
+                if self._mapping_has_key(element.value, scope, effect, depth + 1, none_is_a_key):
                     return True
         return False
 
@@ -585,6 +610,7 @@ class Knowledge:
         value: cst.BaseExpression,
         scope: FunctionScope,
         effect: Optional[catalog.KeyableEffect],
+        none_is_a_key: bool = False,
     ) -> bool:
         """Whether a dict entry is a key, or might be (a key we cannot read,
         unless it is a configured header: its name and its value read from
@@ -593,7 +619,7 @@ class Knowledge:
         text = self._entry_key_text(key, scope)
         if text is None:
             return not (isinstance(key, cst.BaseExpression) and _configured_pair(key, value))
-        return self._is_key_name(text, effect) and not is_none(value)
+        return self._is_key_name(text, effect) and (none_is_a_key or not self._none_on_a_path(value, scope))
 
     def _entry_key_text(self, key: _EntryKey, scope: FunctionScope) -> Optional[str]:
         return key if isinstance(key, str) else self.string_value(key, scope)

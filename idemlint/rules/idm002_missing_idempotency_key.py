@@ -6,7 +6,7 @@ from typing import Iterator, Optional
 
 from idemlint import catalog
 from idemlint.analysis import Event, Trace, call_label, source_text
-from idemlint.effects import is_none, key_argument
+from idemlint.effects import Knowledge, is_none, key_argument
 from idemlint.fixes import UNSAFE
 from idemlint.names import in_a_loop
 from idemlint.facts import TaskFacts
@@ -23,7 +23,12 @@ class MissingIdempotencyKey(TaskRule):
         "Finds calls to APIs that accept an idempotency key (Stripe, YooKassa, "
         "Square, Adyen, Checkout.com, payment gateways, HTTP POST and PATCH "
         "through requests, httpx, aiohttp or urllib3) made from a task without one. "
-        "A call that passes `**kwargs`, or a `headers=`/`options=` variable whose "
+        "A `**` mapping it can read (a dict literal, a wrapper's `**params` "
+        "filled in by the call that names them) holds the key or not, and a key "
+        "that is `None` on some path (a default the call leaves, a branch that "
+        "sets none, a parameter whose walked callers pass `None`) counts as "
+        "missing, as a key argument does. A call that passes a `**` mapping, or "
+        "a `headers=`/`options=` variable, whose "
         "content cannot be seen, gets the benefit of the doubt; a headers dict is "
         "read with the entries added to it after its literal "
         "(`headers[\"Idempotency-Key\"] = key`), and given the benefit of the doubt "
@@ -125,21 +130,28 @@ def charge_order(order_id):
                     f" (the {effect.label} SDK's automatic key covers only its own "
                     "network retries, not a redelivered task)"
                 )
-            given = key_argument(event, effect)
-            missing = (
-                f"passes the idempotency key `{source_text(given)}`, which is `None` on some path "
-                "(a default the call leaves, a branch that sets none)"
-                if given is not None and not is_none(given)
-                else "called without an idempotency key"
-            )
             yield Violation(
                 event.node,
                 f"`{call_label(event.node)}` in {where(event, trace.task.name)} "  # type: ignore[arg-type]
-                f"{'is ' if given is None or is_none(given) else ''}{missing}; a redelivered task "
+                f"{_how_the_key_is_missing(event, effect, knowledge)}; a redelivered task "
                 f"{effect.consequence}{note}",
                 event=event,
                 fix=_key_passed(event, effect, trace),
             )
+
+
+_NONE_ON_A_PATH = "which is `None` on some path (a default the call leaves, a branch that sets none)"
+
+
+def _how_the_key_is_missing(event: Event, effect: catalog.KeyableEffect, knowledge: Knowledge) -> str:
+    """No key at all, a key argument that is ``None`` on some path, or a
+    key entry of a ``**`` mapping the call passes that is."""
+    given = key_argument(event, effect)
+    if given is not None and not is_none(given):
+        return f"passes the idempotency key `{source_text(given)}`, {_NONE_ON_A_PATH}"
+    if given is None and knowledge.splat_names_a_key(event, effect):
+        return f"passes an idempotency key in a `**` mapping, {_NONE_ON_A_PATH}"
+    return "is called without an idempotency key"
 
 
 def _key_passed(event: Event, effect: catalog.KeyableEffect, trace: Trace) -> Optional[SuggestedFix]:

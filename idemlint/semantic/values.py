@@ -248,12 +248,20 @@ class Walked(Environment):
         return None
 
     def _parameter(self, scope: "FunctionScope", name: str, values: "Values") -> Value:
-        declared = values.parameter(scope.function, name, scope.module)
-        if declared is not None:
-            return declared
+        """What the walked calls pass (or leave at the default) when each of
+        those is known and one is more than ``None``: on these paths that is
+        all it holds, more exactly than its annotation (``key: str | None =
+        None`` given a string); else the annotation (a ``session: Session``
+        some call passes ``None``), else what is passed."""
         passed = [values.denote(value, Walked(caller)) for value, caller in scope.arguments.get(name, ())]
         if name in scope.defaults_left:
             passed.append(values.denote(scope.defaults_left[name], ModuleLevel(scope.module)))
+        members = [member for value in passed for member in possibilities(value)]
+        if any(member != NONE for member in members) and not any(isinstance(member, Unknown) for member in members):
+            return one_of(passed)
+        declared = values.parameter(scope.function, name, scope.module)
+        if declared is not None:
+            return declared
         if passed:
             return one_of(passed)
         return Unknown("a parameter no walked call fills")
@@ -540,6 +548,8 @@ class Values:
             else:
                 where = ModuleLevel(module)
                 found.append(self.called(self.denote(typed, where), None, where))
+        if isinstance(annotation, cst.Subscript) and resolver.resolve(annotation.value) in catalog.OPTIONAL_TYPES:
+            found.append(NONE)  # ``Optional[X]`` is ``X | None``
         return one_of(found)
 
     # -- attributes, calls, operations -----------------------------------

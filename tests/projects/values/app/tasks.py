@@ -142,6 +142,14 @@ def stored_into(raw):
     (json.loads(raw) | {"q": NoteQueries()})["q"].latest()  # reach: library library unresolved
 
 
+def through_a_parameter(repository, spelled: "Repository", session: Optional[Session] = None):
+    # What the walked call passes (a project instance), with the annotation
+    # or without it; a parameter left at ``None`` keeps its annotation.
+    repository.latest()  # reach: followed
+    spelled.latest()  # reach: followed
+    session.commit()  # reach: library
+
+
 @shared_task
 def refresh(order_id, payload):
     imported_here()  # reach: followed
@@ -159,6 +167,7 @@ def refresh(order_id, payload):
     decoded_on_a_condition(payload, order_id)  # reach: followed
     stored_into(payload)  # reach: followed
     defaulted(payload)  # reach: followed
+    through_a_parameter(Repository(None), Repository(None))  # reach: followed followed followed
     db.flask_db.session.commit()  # reach: library
     ledger.entries.add(order_id)  # reach: unresolved
     payload.get("x")  # reach: unresolved

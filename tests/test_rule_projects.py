@@ -1,0 +1,49 @@
+"""Fixture projects for shapes the rules read across modules, each with
+its variations and safe twins marked ``# expect: IDMnnn``:
+
+- ``keys_on_paths``: idempotency keys that are ``None`` on some path, as a
+  keyword, in a ``**`` mapping a wrapper collects or a dict literal the call
+  splats, and as a parameter whose annotation allows ``None`` (what the
+  walked calls pass decides, not the annotation) (IDM002).
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+from conftest import RunCli
+from expectations import assert_independent_of_order_and_jobs, expectations, reported
+
+from idemlint import lint_paths
+from idemlint.findings import Finding
+
+PROJECTS = pathlib.Path(__file__).parent / "projects"
+NAMES = ["keys_on_paths"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_project_reports_what_it_marks(name: str, run_cli: RunCli) -> None:
+    status, out, err = run_cli("check", "--no-cache", str(PROJECTS / name))
+    assert (status, err) == (1, "")
+    assert reported(out) == expectations(PROJECTS / name)
+
+
+@pytest.mark.sweep
+@pytest.mark.parametrize("name", NAMES)
+def test_each_project_is_independent_of_file_order_and_jobs(name: str, tmp_path: pathlib.Path) -> None:
+    assert_independent_of_order_and_jobs(PROJECTS / name, tmp_path)
+
+
+def _findings(name: str, code: str) -> list[Finding]:
+    return [f for f in lint_paths([str(PROJECTS / name)]).findings if f.code == code]
+
+
+def test_a_key_in_a_splatted_mapping_is_named_as_such() -> None:
+    findings = {(pathlib.Path(f.path).name, f.line): f for f in _findings("keys_on_paths", "IDM002")}
+    splatted = findings[("service.py", 30)]
+    assert "passes an idempotency key in a `**` mapping, which is `None` on some path" in splatted.message
+    keyword = findings[("gateway.py", 40)]
+    assert "passes the idempotency key `idempotency_key`, which is `None` on some path" in keyword.message
+    assert keyword.task == "unsettle_order"  # not ``settle_order``, which passes a string
+
