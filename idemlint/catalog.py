@@ -1205,6 +1205,11 @@ QUERY_PATH_ENDINGS: Tuple[Tuple[str, ...], ...] = (
 
 # Calls that join a base URL and a path: the path decides the shape.
 URL_JOIN_CALLS: Tuple[str, ...] = ("urllib.parse.urljoin", "requests.compat.urljoin")
+# HTTP clients made with a ``base_url`` that each request's relative URL is
+# joined to, path to path (www.python-httpx.org/advanced/clients/, "Merging of
+# configuration": ``Client(base_url="https://example.org/api")`` then
+# ``client.get("/users")`` requests ``https://example.org/api/users``).
+HTTP_BASE_URL_CLIENTS: FrozenSet[str] = frozenset({"httpx.Client", "httpx.AsyncClient"})
 
 
 def url_path_segments(url: str) -> Tuple[str, ...]:

@@ -17,7 +17,7 @@ from idemlint import catalog
 from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_text
 from idemlint.calls import Calls, Definition
 from idemlint.names import argument, literal_text
-from idemlint.semantic.values import NONE, Values, Walked, one_of, possibilities
+from idemlint.semantic.values import NONE, Library, Values, Walked, one_of, possibilities
 from idemlint.settings import Settings
 
 T = TypeVar("T")
@@ -304,7 +304,7 @@ class Knowledge:
             return None, None
         assert effect.url_position is not None
         url = argument(call, effect.url_position, "url")
-        url_text = self.url_text(url, event.scope) if url is not None else None
+        url_text = self._with_base_url(self.url_text(url, event.scope) if url is not None else None, call, event.scope)
         if method in catalog.KEYABLE_HTTP_METHODS:
             api = catalog.http_message_api(url_text) if method == "POST" else None
             if api is not None:
@@ -337,6 +337,18 @@ class Knowledge:
         method = argument(call, effect.method_position, "method")
         text = self.string_value(method, event.scope) if method is not None else None
         return text.upper() if text is not None else None
+
+    def _with_base_url(self, url_text: Optional[str], call: cst.Call, scope: FunctionScope) -> Optional[str]:
+        """A relative URL joined to the base URL its client was made with
+        (``httpx.AsyncClient(base_url=...)``, as an attribute, a module-level
+        client or the one a ``with`` enters), when every client the
+        receiver may be has the same one."""
+        if url_text is None or "://" in url_text or url_text.startswith("{}") or not isinstance(call.func, cst.Attribute):
+            return url_text
+        receiver = self._evaluator().denote(call.func.value, Walked(scope))
+        bases = {member.base_url if isinstance(member, Library) else None for member in possibilities(receiver)}
+        base = bases.pop() if len(bases) == 1 else None
+        return url_text if base is None else base.rstrip("/") + "/" + url_text.lstrip("/")
 
     def url_text(
         self, node: cst.BaseExpression, scope: FunctionScope, depth: int = 0

@@ -45,6 +45,23 @@ def test_a_project_client_in_another_module(run_cli: RunCli) -> None:
     assert len(found) == 3
 
 
+BASE_URL_PROJECT = pathlib.Path(__file__).parent / "projects" / "http_base_url"
+
+
+def test_a_relative_path_is_joined_to_the_clients_base_url(run_cli: RunCli) -> None:
+    status, out, err = run_cli("check", "--no-cache", "--format", "json", str(BASE_URL_PROJECT))
+    assert (status, err) == (1, "")
+    findings = json.loads(out)
+    assert sorted((pathlib.Path(f["path"]).name, f["line"], f["code"]) for f in findings) == _expected(
+        BASE_URL_PROJECT
+    )
+    # The shared ``_post`` sends a message for the task that posts one, not
+    # for the one that lists channels through it.
+    (shared,) = [f for f in findings if f["path"].endswith("slack.py")]
+    assert shared["task"].endswith("post_report")
+    assert "sends the Slack message" in shared["message"]
+
+
 SOURCE = '''
 import requests
 from celery import shared_task

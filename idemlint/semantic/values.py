@@ -72,9 +72,12 @@ class Builtin:
 @dataclass(frozen=True)
 class Library:
     """An object from outside the project, by the dotted name it is made
-    from (``requests.Session()``, ``logging.getLogger().info``)."""
+    from (``requests.Session()``, ``logging.getLogger().info``); for an HTTP
+    client made with a base URL (:data:`idemlint.catalog.HTTP_BASE_URL_CLIENTS`),
+    that URL's text, when the code spells it out."""
 
     name: str
+    base_url: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -799,7 +802,15 @@ class Values:
             if call is not None and not catalog.matches_any(catalog.BUILT_FROM_A_CLASS, name)
             else None
         )
-        return looked_up or Library(f"{name}()")
+        return looked_up or Library(f"{name}()", self._base_url(name, call, where))
+
+    def _base_url(self, name: str, call: Optional[cst.Call], where: Environment) -> Optional[str]:
+        """The ``base_url=`` an HTTP client is made with, when it has one text."""
+        if call is None or name not in catalog.HTTP_BASE_URL_CLIENTS:
+            return None
+        given = next((arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == "base_url"), None)
+        texts = self.texts(given, where) if given is not None else None
+        return texts[0] if texts is not None and len(set(texts)) == 1 else None
 
     def _builtin_result(self, name: str) -> Value:
         """``str(x)`` is a str; ``", ".join(x)`` too; ``d.get(k)`` an element."""
@@ -858,7 +869,7 @@ class Values:
                 return self.returned(function.value, entering=True)
         made = self.denote(manager, where)
         if isinstance(made, Library):
-            return Library(f"{made.name}.__enter__()")
+            return Library(f"{made.name}.__enter__()", made.base_url)  # a client's ``__enter__`` returns itself
         return Unknown("what a context manager gives")
 
     def _operation(
