@@ -30,6 +30,7 @@ from idemlint.analysis import Event, Trace, in_a_handler
 from idemlint.calls import Definition, parameters
 from idemlint.effects import Knowledge, is_none, method_name
 from idemlint.names import argument, descendants
+from idemlint.semantic.values import yielded_values
 
 if TYPE_CHECKING:
     from idemlint.facts import TaskFacts
@@ -48,9 +49,14 @@ def lock_variable(event: Event, trace: Trace) -> Optional[str]:
 
 def released_where_taken(event: Event, trace: Trace) -> bool:
     """Whether a lock a helper takes is let go in that helper: its ``with``
-    block, or a ``release()`` on the name holding it."""
+    block, or a ``release()`` on the name holding it.  A generator (a
+    ``@contextmanager`` that yields while it holds the lock) holds it for
+    the ``with`` block that enters it: released where taken when a helper
+    enters it, held by the task when the task's own body does."""
     if event.scope.is_task:
         return False
+    if _is_a_generator(event.scope.function):
+        return _entered_by_a_helper(event)
     step = event.path[-1] if event.path else None
     if step is not None and step.kind == "With" and step.branch == "items":
         return True
@@ -58,6 +64,21 @@ def released_where_taken(event: Event, trace: Trace) -> bool:
     return name is not None and any(
         _method_on(other, name) in RELEASE_METHODS for other in trace.calls() if other.scope is event.scope
     )
+
+
+def _is_a_generator(function: cst.FunctionDef) -> bool:
+    return next(yielded_values(function.body.body), False) is not False
+
+
+def _entered_by_a_helper(event: Event) -> bool:
+    """Whether the generator an event runs in is entered by a ``with`` of a
+    helper, not of the task's own body."""
+    bodies = [index for index, step in enumerate(event.path) if step.boundary]  # the task's, then each callee's
+    if len(bodies) < 2:
+        return False
+    entering = event.path[bodies[-1] - 1]
+    in_a_with = entering.kind == "With" and entering.branch == "items"
+    return in_a_with and len(bodies) > 2
 
 
 def taken_per_item(event: Event) -> bool:

@@ -4,7 +4,10 @@ its variations and safe twins marked ``# expect: IDMnnn``:
 - ``keys_on_paths``: idempotency keys that are ``None`` on some path, as a
   keyword, in a ``**`` mapping a wrapper collects or a dict literal the call
   splats, and as a parameter whose annotation allows ``None`` (what the
-  walked calls pass decides, not the annotation) (IDM002).
+  walked calls pass decides, not the annotation) (IDM002);
+- ``lock_context_managers``: a lock a project context manager holds for the
+  ``with`` that enters it, compared with the task's limit when the task's
+  own body enters it (IDM006).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from idemlint import lint_paths
 from idemlint.findings import Finding
 
 PROJECTS = pathlib.Path(__file__).parent / "projects"
-NAMES = ["keys_on_paths"]
+NAMES = ["keys_on_paths", "lock_context_managers"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -46,4 +49,8 @@ def test_a_key_in_a_splatted_mapping_is_named_as_such() -> None:
     keyword = findings[("gateway.py", 40)]
     assert "passes the idempotency key `idempotency_key`, which is `None` on some path" in keyword.message
     assert keyword.task == "unsettle_order"  # not ``settle_order``, which passes a string
+
+
+def test_only_the_tasks_whose_own_body_holds_the_lock_too_briefly_are_named() -> None:
+    assert sorted(f.task for f in _findings("lock_context_managers", "IDM006")) == ["rebuild", "render_receipt"]
 
