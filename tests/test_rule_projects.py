@@ -7,7 +7,9 @@ its variations and safe twins marked ``# expect: IDMnnn``:
   walked calls pass decides, not the annotation) (IDM002);
 - ``lock_context_managers``: a lock a project context manager holds for the
   ``with`` that enters it, compared with the task's limit when the task's
-  own body enters it (IDM006).
+  own body enters it (IDM006);
+- ``locks_around_sends``: a message sent under a lock that is let go after
+  the send, which keeps no redelivery out (IDM013).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from idemlint import lint_paths
 from idemlint.findings import Finding
 
 PROJECTS = pathlib.Path(__file__).parent / "projects"
-NAMES = ["keys_on_paths", "lock_context_managers"]
+NAMES = ["keys_on_paths", "lock_context_managers", "locks_around_sends"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -54,3 +56,12 @@ def test_a_key_in_a_splatted_mapping_is_named_as_such() -> None:
 def test_only_the_tasks_whose_own_body_holds_the_lock_too_briefly_are_named() -> None:
     assert sorted(f.task for f in _findings("lock_context_managers", "IDM006")) == ["rebuild", "render_receipt"]
 
+
+def test_the_lock_around_a_send_is_named_where_it_is_taken() -> None:
+    by_task = {f.task: f for f in _findings("locks_around_sends", "IDM013")}
+    assert sorted(by_task) == ["send_digest", "send_reminder", "send_summary"]
+    digest = by_task["send_digest"]
+    assert "under a lock (`r.set()`) that is released after the send" in digest.message
+    assert (pathlib.Path(digest.related[0].path).name, digest.related[0].line, digest.related[0].note) == (
+        "locks.py", 9, "the lock is taken here"
+    )

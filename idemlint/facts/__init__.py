@@ -33,7 +33,7 @@ from idemlint.facts.in_transaction import EffectInTransaction, effects_in_transa
 from idemlint.facts.lock_results import IgnoredLockResult, ignored_lock_results
 from idemlint.facts.markers import EarlyMarker, early_markers, watermark_bounds
 from idemlint.facts.random_keys import RandomKey, random_keys
-from idemlint.facts.releases import UnsafeRelease, unsafe_releases
+from idemlint.facts.releases import UnsafeRelease, released_after, unsafe_releases
 from idemlint.facts.self_enqueue import SelfEnqueue, self_enqueues
 from idemlint.facts.unique_inserts import UniqueInsert, unique_inserts
 from idemlint.frameworks.celery_acks import LateAcks, copied_by_in_process_workers, late_acks_without_reject
@@ -86,6 +86,10 @@ class TaskFacts:
     def unsafe_releases(self) -> Tuple[UnsafeRelease, ...]:
         """The lock releases that check no ownership (IDM005)."""
         return unsafe_releases(self)
+
+    def lock_released_after(self, claim: Event, effect: Event) -> bool:
+        """Whether lock ``claim`` is let go after ``effect`` when nothing failed."""
+        return released_after(self, claim, effect)
 
     @cached_property
     def ignored_lock_results(self) -> Tuple[IgnoredLockResult, ...]:

@@ -21,7 +21,7 @@ import libcst as cst
 from idemlint import catalog
 from idemlint.analysis import Event, FunctionScope, Trace, source_text
 from idemlint.effects import Knowledge, stores_lock_token
-from idemlint.lock_scope import keys_kept_alive, on_a_failure_path
+from idemlint.lock_scope import RELEASE_METHODS, keys_kept_alive, lock_variable, on_a_failure_path
 from idemlint.names import argument, children, dotted_name, literal_text
 
 if TYPE_CHECKING:
@@ -130,6 +130,41 @@ def unsafe_releases(facts: "TaskFacts") -> Tuple[UnsafeRelease, ...]:
             ))
             break
     return tuple(found)
+
+
+def released_after(facts: "TaskFacts", claim: Event, effect: Event) -> bool:
+    """Whether lock ``claim`` is let go after ``effect`` when nothing failed:
+    the end of its ``with`` block, a ``release()`` of the name holding it,
+    or a delete of its key.  Such a lock keeps a second run out only while
+    the first holds it; a redelivery after the release runs the effect again."""
+    trace, knowledge = facts.trace, facts.knowledge
+    call = claim.node
+    step = claim.path[-1] if claim.path else None
+    if step is not None and step.kind == "With" and step.branch == "items":
+        return True
+    api = knowledge.lock_api(claim)
+    if api is None or not isinstance(call, cst.Call):
+        return False
+    later = [
+        event for event in trace.calls()
+        if event.seq > effect.seq and not on_a_failure_path(event, trace, facts.checks_by_node, claim.seq)
+    ]
+    holder = lock_variable(claim, trace)
+    if holder is not None and any(
+        other.scope is claim.scope and _method(other.node) in RELEASE_METHODS and _receiver(other.node) == holder
+        for other in later
+    ):
+        return True
+    key = argument(call, api.key_position, api.key_keyword)
+    if key is None:
+        return False
+    keys = _KeyOrigins(trace, knowledge)
+    locked = keys.origins(key, claim.scope)
+    return any(
+        isinstance(event.node, cst.Call) and _is_key_delete(event, knowledge)
+        and any(keys.origins(deleted, event.scope) & locked for deleted in _deleted_keys(event.node))
+        for event in later
+    )
 
 
 @dataclass(frozen=True)

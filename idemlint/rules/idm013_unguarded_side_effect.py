@@ -63,8 +63,12 @@ def send_shipping_notice(order_id):
 '''
     limits = (
         "Only catalogued non-keyable APIs (and those added in configuration) are "
-        "known. Any claim before the send silences the rule, including a lock "
-        "that only serialises runs; a done-check whose test idemlint cannot "
+        "known. A claim before the send silences the rule; a lock released "
+        "after the send (its `with` block ends, `release()` on the name holding "
+        "it, a delete of its key) is no such claim, and the message names it. "
+        "A lock a project context manager releases after its `yield` is not "
+        "seen as released (its body is read where the `with` enters it). "
+        "A done-check whose test idemlint cannot "
         "read (a helper with an unrevealing name) is reported. A task enqueued "
         "by name (`send_task(\"...\")`) is not looked into."
     )
@@ -77,9 +81,24 @@ def send_shipping_notice(order_id):
             if effect is None and enqueued is None:
                 continue
             guards = facts.guards
-            if guards.checked_before(event) is not None or guards.claimed_before(event) is not None:
+            if guards.checked_before(event) is not None:
+                continue
+            claim = guards.claimed_before(event)
+            lock = claim if claim is not None and facts.lock_released_after(claim, event) else None
+            if claim is not None and (lock is None or enqueued is not None):
                 continue
             call = f"`{call_label(event.node)}` in {where(event, trace.task.name)}"  # type: ignore[arg-type]
+            if enqueued is None and lock is not None:
+                assert effect is not None
+                yield Violation(
+                    event.node,
+                    f"{call} sends the {effect.label} under a lock (`{call_label(lock.node)}`) that is "  # type: ignore[arg-type]
+                    "released after the send, with no done-check or claim that outlasts it; a redelivery "
+                    f"after the release sends the {effect.label} again",
+                    event=event,
+                    related=((lock, "the lock is taken here"),),
+                )
+                continue
             if enqueued is None:
                 assert effect is not None
                 yield Violation(

@@ -1,0 +1,63 @@
+from celery import shared_task
+from django.core.mail import send_mail
+
+from digest.locks import acquire_lock, r, release_lock
+
+
+@shared_task
+def send_digest(receiver_id):
+    lock_id = f"send_digest_{receiver_id}"
+    try:
+        if acquire_lock(lock_id=lock_id):
+            send_mail("Digest", "body", None, [receiver_id])  # expect: IDM013
+            release_lock(lock_id=lock_id)
+            return
+    except Exception:
+        release_lock(lock_id=lock_id)
+
+
+@shared_task
+def send_reminder(receiver_id):
+    with r.lock(f"reminder:{receiver_id}", timeout=60):
+        send_mail("Reminder", "body", None, [receiver_id])  # expect: IDM013
+
+
+@shared_task
+def send_summary(receiver_id):
+    lock = r.lock(f"summary:{receiver_id}", timeout=60)
+    if lock.acquire(blocking=False):
+        try:
+            send_mail("Summary", "body", None, [receiver_id])  # expect: IDM013
+        finally:
+            lock.release()
+
+
+@shared_task
+def send_welcome(receiver_id):
+    # A claim kept for a day: a redelivery within it finds the key and stops.
+    if acquire_lock(f"welcome_sent_{receiver_id}", 86400):
+        send_mail("Welcome", "body", None, [receiver_id])
+
+
+@shared_task
+def send_invoice(receiver_id):
+    # The claim is given back only when the send failed.
+    claim = f"invoice_sent_{receiver_id}"
+    if not r.set(claim, 1, nx=True, ex=86400):
+        return
+    try:
+        send_mail("Invoice", "body", None, [receiver_id])
+    except Exception:
+        r.delete(claim)
+        raise
+
+
+@shared_task
+def send_notice(receiver_id, notice):
+    # A lock around a done-check that the send's own mark answers.
+    with r.lock(f"notice:{receiver_id}", timeout=60):
+        if notice.sent_at is not None:
+            return
+        send_mail("Notice", "body", None, [receiver_id])
+        notice.sent_at = 1
+        notice.save(update_fields=["sent_at"])
