@@ -29,7 +29,8 @@ import libcst as cst
 from idemlint.analysis import Event, Summaries, TraceBuilder
 from idemlint.calls import Calls, Definition
 from idemlint.effects import Knowledge, SubTaskEffect
-from idemlint.guards import Guards, message_effect
+from idemlint.facts import TaskFacts
+from idemlint.guards import message_effect
 from idemlint.settings import Settings
 from idemlint.tasks import Task
 
@@ -126,7 +127,8 @@ class SubTasks:
         calls = Calls(self.project, self.settings.effect_methods())
         trace = TraceBuilder(definition.module, task, self.project, self.summaries, calls).build()
         knowledge = Knowledge(trace, definition.module.index.constants, self.settings, calls)
-        guards = Guards(trace, knowledge)
+        facts = TaskFacts(trace, knowledge)
+        guards = facts.guards
         name = f"{definition.module.name}.{task.name}" if definition.module.name else task.name
         effects: Dict[Tuple[str, bool], SubTaskEffect] = {}
         enqueues: Dict[int, Definition] = {}
@@ -134,8 +136,11 @@ class SubTasks:
             effect = _effect_of(event, knowledge, name)
             if effect is None and not event.enqueued:
                 continue
-            if guards.checked_before(event) is not None or guards.claimed_before(event) is not None:
+            if guards.checked_before(event) is not None:
                 continue
+            claim = guards.claimed_before(event)
+            if claim is not None and not facts.lock_released_after(claim, event):
+                continue  # a claim that outlasts the effect; a lock let go after it is none
             if effect is not None:
                 effects.setdefault((effect.label, effect.message), effect)
             for enqueued in event.enqueued:

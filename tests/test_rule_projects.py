@@ -59,7 +59,7 @@ def test_only_the_tasks_whose_own_body_holds_the_lock_too_briefly_are_named() ->
 
 def test_the_lock_around_a_send_is_named_where_it_is_taken() -> None:
     by_task = {f.task: f for f in _findings("locks_around_sends", "IDM013")}
-    assert sorted(by_task) == ["send_digest", "send_reminder", "send_summary"]
+    assert sorted(by_task) == ["send_all_digests", "send_digest", "send_reminder", "send_summary"]
     digest = by_task["send_digest"]
     assert "under a lock (`r.set()`) that is released after the send" in digest.message
     assert (pathlib.Path(digest.related[0].path).name, digest.related[0].line, digest.related[0].note) == (

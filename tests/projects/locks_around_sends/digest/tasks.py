@@ -61,3 +61,17 @@ def send_notice(receiver_id, notice):
         send_mail("Notice", "body", None, [receiver_id])
         notice.sent_at = 1
         notice.save(update_fields=["sent_at"])
+
+
+@shared_task
+def send_all_digests(receiver_ids):
+    # The digest task sends under a lock it lets go: no check of its own.
+    for receiver_id in receiver_ids:
+        send_digest.delay(receiver_id)  # expect: IDM013
+
+
+@shared_task
+def send_all_welcomes(receiver_ids):
+    # The welcome task claims its send for a day.
+    for receiver_id in receiver_ids:
+        send_welcome.delay(receiver_id)
