@@ -1661,7 +1661,7 @@ SQL_EXECUTE_METHODS = frozenset({"execute", "executemany"})
 SQL_INSERT = re.compile(r"\b(insert\s+into|update)\s+[\"`]?(\w+)", re.IGNORECASE)
 # SQL that sets a done state: ``status = 'sent'``.
 SQL_DONE_STATE = re.compile(r"(status|state)\s*=\s*'(" + "|".join(sorted(DONE_STATES)) + r")'", re.IGNORECASE)
-# Django's ORM as call resolution reads it (idemlint.calls): a model class's
+# Django's ORM as call resolution reads it (idemlint.semantic.resolution): a model class's
 # manager, the queryset methods that give another queryset, and those that
 # give one instance of the model (``Order.objects.filter(...).first()``).
 ORM_MANAGERS = frozenset({"objects"})

@@ -14,8 +14,8 @@ from typing import Callable, Dict, FrozenSet, Iterator, List, Mapping, Optional,
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.analysis import Event, FunctionScope, Trace, call_label, source_text
-from idemlint.calls import Calls, Definition
+from idemlint.semantic.trace import Event, FunctionScope, Trace, call_label, source_text
+from idemlint.semantic.resolution import Calls, Definition
 from idemlint.names import argument, literal_text
 from idemlint.semantic.values import NONE, Library, Values, Walked, one_of, possibilities
 from idemlint.settings import Settings

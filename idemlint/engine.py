@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     import libcst as cst
     from libcst.metadata import CodePosition, CodeRange
 
-    from idemlint.analysis import Summaries, Unfollowed
+    from idemlint.semantic.trace import Summaries, Unfollowed
     from idemlint.cache import Cache, Dependency, Entry
     from idemlint.screens import Screened
     from idemlint.semantic.reach import Reach
@@ -156,7 +156,7 @@ def lint_source(
 # of libcst takes 0.3 s (more on a loaded machine) and is no file's
 # analysis, and an import cut halfway would leave a module half made.
 _ANALYSIS_MODULES = (
-    "idemlint.analysis", "idemlint.calls", "idemlint.effects", "idemlint.noqa", "idemlint.positions",
+    "idemlint.semantic.trace", "idemlint.semantic.resolution", "idemlint.effects", "idemlint.noqa", "idemlint.positions",
     "idemlint.project", "idemlint.routes", "idemlint.rules", "idemlint.subtasks", "idemlint.tasks",
 )
 
@@ -662,7 +662,7 @@ class _WorkerRun:
     def analyse(self, candidate: _Candidate, analysed: Callable[[int], None] = lambda count: None) -> _FileResult:
         """One file's result; past the time limit, its IDM902 line, and the
         project is renewed (the analysis stopped anywhere in it)."""
-        from idemlint.analysis import Summaries
+        from idemlint.semantic.trace import Summaries
         from idemlint.project import Project
 
         if self._state is None or self._analysed >= MAX_FILES_PER_CHUNK:
@@ -749,7 +749,7 @@ def _analysed(
 ) -> List[_FileResult]:
     """Analyse task files with ``project`` (and the summaries and enqueued
     tasks' readings of earlier files analysed with it, when given)."""
-    from idemlint.analysis import Summaries
+    from idemlint.semantic.trace import Summaries
 
     loaded: List[Union["LoadedModule", FileProblem]] = []
     # What deciding which definitions to parse up front looked up is part of
@@ -1054,7 +1054,7 @@ def _findings_of(
     serve another's.  ``by_path``: drop what ``per-file-ignores`` ignores
     (:func:`lint_paths` does it after the cache, with each file's own
     settings)."""
-    from idemlint.analysis import Summaries
+    from idemlint.semantic.trace import Summaries
 
     summaries = summaries or Summaries()
     sub_tasks = sub_tasks or _sub_tasks(project, settings, summaries)
@@ -1109,8 +1109,8 @@ def _analyse(
 
     ``summaries`` lets a helper walked for one module be replayed for another.
     """
-    from idemlint.analysis import TraceBuilder
-    from idemlint.calls import Calls
+    from idemlint.semantic.trace import TraceBuilder
+    from idemlint.semantic.resolution import Calls
     from idemlint.effects import Knowledge
     from idemlint.facts import ModuleContext, ModuleFacts, TaskFacts
     from idemlint.routes import Routes
@@ -1352,7 +1352,7 @@ def _related_places(
 
 def _unfollowed_calls(cuts: List["Unfollowed"]) -> Tuple[UnfollowedCall, ...]:
     """The distinct calls the traces cut for a budget, sorted."""
-    from idemlint.analysis import source_text
+    from idemlint.semantic.trace import source_text
 
     texts: Dict[int, str] = {}  # a helper's cut is met again by every task that reaches it
     for cut in cuts:
@@ -1567,8 +1567,8 @@ def _reaches(
     """Each task's reach, by its path and dotted name: traced as ``check`` traces
     it, under the time limit (a task cut has none, and its file is
     reported as cut once)."""
-    from idemlint.analysis import Summaries, TraceBuilder
-    from idemlint.calls import Calls
+    from idemlint.semantic.trace import Summaries, TraceBuilder
+    from idemlint.semantic.resolution import Calls
     from idemlint.effects import Knowledge
     from idemlint.semantic.reach import Met
 

@@ -14,7 +14,7 @@ from typing import AbstractSet, Callable, Dict, FrozenSet, Iterator, List, Optio
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.analysis import Event, FunctionScope, Trace, happens_before, source_text
+from idemlint.semantic.trace import Event, FunctionScope, Trace, happens_before, source_text
 from idemlint.effects import Knowledge, is_none, method_name
 from idemlint.names import argument, children, literal_text
 

@@ -16,8 +16,8 @@ from typing import Dict, List, Mapping, Optional, Tuple
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.analysis import FunctionScope, Trace
-from idemlint.calls import Calls
+from idemlint.semantic.trace import FunctionScope, Trace
+from idemlint.semantic.resolution import Calls
 from idemlint.names import Resolver, literal_number, literal_text
 from idemlint.segments import Constants
 from idemlint.tasks import Task, class_assignments

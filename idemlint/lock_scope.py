@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Iterator, List, Mapping, Optional, Tuple
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.analysis import Event, Trace, in_a_handler
-from idemlint.calls import Definition, parameters
+from idemlint.semantic.trace import Event, Trace, in_a_handler
+from idemlint.semantic.resolution import Definition, parameters
 from idemlint.effects import Knowledge, is_none, method_name
 from idemlint.names import argument, descendants
 from idemlint.semantic.values import yielded_values

@@ -1,6 +1,6 @@
 """How a task reaches the event a finding is about: the calls on the way.
 
-A helper's events carry, in their :attr:`~idemlint.analysis.Event.path`, a
+A helper's events carry, in their :attr:`~idemlint.semantic.trace.Event.path`, a
 function-body step per call they are nested in (a ``Call`` step marked as a
 boundary, whose container is the call's id; the task's own body is the
 first such step, whose container is the task function).  The calls are
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from idemlint.analysis import Event, Trace, call_label
+from idemlint.semantic.trace import Event, Trace, call_label
 
 if TYPE_CHECKING:
     from idemlint.project import LoadedModule

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tupl
 
 import libcst as cst
 
-from idemlint.analysis import Event, Summaries, TraceBuilder
-from idemlint.calls import Calls, Definition
+from idemlint.semantic.trace import Event, Summaries, TraceBuilder
+from idemlint.semantic.resolution import Calls, Definition
 from idemlint.effects import Knowledge, SubTaskEffect
 from idemlint.facts import TaskFacts
 from idemlint.guards import message_effect

@@ -20,7 +20,8 @@ import pytest
 from conftest import RunCli
 from expectations import expectations, reported
 
-from idemlint import analysis, engine
+from idemlint.semantic import trace
+from idemlint import engine
 
 DEEP_CALLS = pathlib.Path(__file__).parent / "projects" / "deep_calls"
 EVENTS_LINE = "calls not followed: past the event budget"
@@ -51,13 +52,13 @@ def test_a_helper_summary_is_replayed_for_another_file(
     # path order) walks both chains first; tasks.py replays their summaries
     # and finds what walking them finds.
     replayed: List[str] = []
-    original = analysis.TraceBuilder._replay
+    original = trace.TraceBuilder._replay
 
-    def counting(self: analysis.TraceBuilder, summary: analysis.Summary, *rest: object) -> None:
+    def counting(self: trace.TraceBuilder, summary: trace.Summary, *rest: object) -> None:
         replayed.append(summary.scope.qualified_name)
         original(self, summary, *rest)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(analysis.TraceBuilder, "_replay", counting)
+    monkeypatch.setattr(trace.TraceBuilder, "_replay", counting)
     named = str(DEEP_CALLS / "chain" / "tasks.py")
     status, out, _ = run_cli("check", "--no-cache", "--jobs", "1", "--project", str(DEEP_CALLS), named)
     # Deep in a chain, a summary walked with a larger share than the call
@@ -252,7 +253,7 @@ def test_a_walk_cut_by_the_event_budget_is_counted(
     # With a budget of 4 events, `prepare`'s share is too small to walk: it
     # is not followed, the e-mail after it, in the task's own body, is still
     # seen, and each task's call to `prepare` is a call not followed.
-    monkeypatch.setattr(analysis, "MAX_EVENTS_PER_TASK", 4)
+    monkeypatch.setattr(trace, "MAX_EVENTS_PER_TASK", 4)
     status, out, _ = run_cli("check", "--no-cache", "--statistics", "--jobs", "1", str(tmp_path))
     assert status == 1
     assert statistics(out, tmp_path) == ["2  IDM013  unguarded-side-effect", f"2  {EVENTS_LINE}"]
@@ -326,7 +327,7 @@ def test_a_summary_is_replayed_only_where_it_would_be_walked_alike(
     # replay it where its share would have cut the walk: what it finds is
     # what it finds in a worker of its own.
     write(tmp_path, SHARED_HELPER)
-    monkeypatch.setattr(analysis, "MAX_EVENTS_PER_TASK", 160)
+    monkeypatch.setattr(trace, "MAX_EVENTS_PER_TASK", 160)
     files = sorted(str(path) for path in tmp_path.rglob("*.py"))
     alone = engine.lint_paths(files, jobs=2)
     together = engine.lint_paths(files, jobs=1)
@@ -380,7 +381,7 @@ def test_a_replayed_cut_names_the_call_it_is_replayed_for(
     tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write(tmp_path, CUT_BY_THE_BUDGET)
-    monkeypatch.setattr(analysis, "MAX_EVENTS_PER_TASK", 100)
+    monkeypatch.setattr(trace, "MAX_EVENTS_PER_TASK", 100)
     result = same_alone_and_together(tmp_path)
     assert sorted((pathlib.Path(u.path).parent.name, u.function) for u in result.unfollowed) == [
         ("a", "task_a"),

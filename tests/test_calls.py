@@ -1,4 +1,4 @@
-"""Call resolution (idemlint.calls): which project definition a call runs.
+"""Call resolution (idemlint.semantic.resolution): which project definition a call runs.
 
 Each resolution form that crosses modules is a fixture project under
 tests/projects/calls_*/ run through the CLI, ``# expect: IDMnnn`` on every
@@ -23,8 +23,8 @@ from expectations import expectations, reported
 
 from idemlint import lint_paths, lint_source
 from idemlint.findings import Finding
-from idemlint.analysis import TraceBuilder, happens_before
-from idemlint.calls import Calls, Definition, ProjectClass, annotated_type, fetched_instance, parameters
+from idemlint.semantic.trace import TraceBuilder, happens_before
+from idemlint.semantic.resolution import Calls, Definition, ProjectClass, annotated_type, fetched_instance, parameters
 from idemlint.names import Resolver
 from idemlint.project import LoadedModule, Project, load_source
 from idemlint.tasks import find_tasks, task_decorators

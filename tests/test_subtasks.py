@@ -20,7 +20,8 @@ import pytest
 from conftest import RunCli
 from expectations import assert_independent_of_order_and_jobs, expectations, reported
 
-from idemlint import analysis, lint_paths, lint_source
+from idemlint.semantic import trace
+from idemlint import lint_paths, lint_source
 from idemlint.cache import DIRECTORY_NAME, Cache
 from idemlint.settings import DEFAULT_SETTINGS
 
@@ -124,7 +125,7 @@ def test_a_task_run_inline_is_followed_or_counts_as_its_effects(
     assert found() == [("senders.py", 7, "IDM013", ("app.senders.send_notice", "app.tasks.notify"))]
     # With a budget that leaves the run too small a share to walk, the walk
     # stops at send_notice.run(): the run counts as what send_notice does.
-    monkeypatch.setattr(analysis, "MAX_EVENTS_PER_TASK", 128)
+    monkeypatch.setattr(trace, "MAX_EVENTS_PER_TASK", 128)
     assert found() == [
         ("fourth.py", 5, "IDM013", ("app.tasks.notify",)),
         ("senders.py", 7, "IDM013", ("app.senders.send_notice",)),

@@ -8,7 +8,7 @@ from typing import Any, Dict, List
 import pytest
 
 from idemlint import lint_source
-from idemlint.analysis import TraceBuilder
+from idemlint.semantic.trace import TraceBuilder
 
 SOURCE = textwrap.dedent(
     """\
@@ -82,7 +82,7 @@ def test_a_replayed_event_is_the_event_with_the_replay_fields_changed() -> None:
     """The replay's copy keeps every other field, whatever fields Event gains."""
     from dataclasses import fields, replace
 
-    from idemlint.analysis import Event, _replayed
+    from idemlint.semantic.trace import Event, _replayed
 
     # Distinct objects stand for every value: the copy is checked field by field.
     values: Dict[str, Any] = {field.name: object() for field in fields(Event)}

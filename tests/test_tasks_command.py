@@ -16,7 +16,7 @@ import pytest
 
 from conftest import RunCli
 
-from idemlint import analysis
+from idemlint.semantic import trace
 
 PROJECTS = pathlib.Path(__file__).parent / "projects"
 FIXTURE_PROJECTS = [
@@ -158,14 +158,14 @@ def test_as_many_tasks_as_check_traces(
     run_cli: RunCli, monkeypatch: pytest.MonkeyPatch, project: str
 ) -> None:
     traced: Set[Tuple[str, str]] = set()
-    original = analysis.TraceBuilder.__init__
+    original = trace.TraceBuilder.__init__
 
-    def spy(self: analysis.TraceBuilder, module: Any, task: Any, *args: Any, **kwargs: Any) -> None:
+    def spy(self: trace.TraceBuilder, module: Any, task: Any, *args: Any, **kwargs: Any) -> None:
         traced.add((module.path, task.name))
         original(self, module, task, *args, **kwargs)
 
     root = str(PROJECTS / project)
-    monkeypatch.setattr(analysis.TraceBuilder, "__init__", spy)
+    monkeypatch.setattr(trace.TraceBuilder, "__init__", spy)
     status, _, err = run_cli("check", "--no-cache", "--jobs", "1", root)
     assert status in (0, 1) and err == ""
     rows = listed_json(run_cli, root)
@@ -225,13 +225,13 @@ def test_json_says_where_the_analysis_reaches_and_where_it_stops(run_cli: RunCli
 def test_the_text_listing_traces_nothing(run_cli: RunCli, monkeypatch: pytest.MonkeyPatch) -> None:
     """Tracing costs what ``check`` costs: only ``--format json`` pays it."""
     built: List[str] = []
-    original = analysis.TraceBuilder.build
+    original = trace.TraceBuilder.build
 
-    def build(self: analysis.TraceBuilder) -> analysis.Trace:
+    def build(self: trace.TraceBuilder) -> trace.Trace:
         built.append(self.task.name)
         return original(self)
 
-    monkeypatch.setattr(analysis.TraceBuilder, "build", build)
+    monkeypatch.setattr(trace.TraceBuilder, "build", build)
     assert listed(run_cli, str(PROJECTS / "reach"))
     assert built == []
     listed_json(run_cli, str(PROJECTS / "reach"))

@@ -14,7 +14,7 @@ import pytest
 from conftest import RunCli
 from test_tasks_command import PROJECTS, _marked, listed_json
 
-from idemlint.calls import Calls
+from idemlint.semantic.resolution import Calls
 from idemlint.project import LoadedModule, Project
 from idemlint.semantic.values import (
     CYCLE, MAX_DEPTH, NONE, Builtin, Library, ModuleLevel, OneOf, Unknown, Value, Values, runs_library_code,

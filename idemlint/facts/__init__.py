@@ -4,7 +4,7 @@ A rule asks :class:`TaskFacts` (or, for configuration, :class:`ModuleFacts`)
 and nothing below it.  Each fact is built on first use and kept for the
 task's other rules:
 
-- the trace of the task (:mod:`idemlint.analysis`) and what each call in it
+- the trace of the task (:mod:`idemlint.semantic.trace`) and what each call in it
   is to the outside world (:class:`idemlint.effects.Knowledge`, the
   catalogue applied);
 - the done-checks and claims on its paths (:class:`idemlint.guards.Guards`);
@@ -27,7 +27,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Tuple
 
 import libcst as cst
 
-from idemlint.analysis import Event, Trace
+from idemlint.semantic.trace import Event, Trace
 from idemlint.effects import Knowledge
 from idemlint.facts.in_transaction import EffectInTransaction, effects_in_transactions
 from idemlint.facts.lock_results import IgnoredLockResult, ignored_lock_results

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, List, Optional, Tuple
 
 import libcst as cst
 
-from idemlint.analysis import Event, Trace
-from idemlint.calls import assigned_in
+from idemlint.semantic.trace import Event, Trace
+from idemlint.semantic.resolution import assigned_in
 from idemlint.effects import Knowledge, SubTaskEffect, starts_task
 from idemlint.names import Resolver, descendants
 from idemlint.statements import alone_on_its_line, is_call_statement, placed_with

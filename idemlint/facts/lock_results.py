@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.analysis import Event, Trace, source_text
+from idemlint.semantic.trace import Event, Trace, source_text
 from idemlint.effects import Knowledge, is_none, stores_lock_token
 from idemlint.names import argument, descendants
 from idemlint.statements import alone_on_its_line, does_work, only_tests_and_exits, placed_with

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Set, Tuple
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.analysis import Event, Trace, call_label, happens_before, in_a_handler, source_text
+from idemlint.semantic.trace import Event, Trace, call_label, happens_before, in_a_handler, source_text
 from idemlint.effects import Knowledge, method_name
 from idemlint.names import argument, children, descendants, dotted_name, literal_text
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.analysis import Event, FunctionScope
+from idemlint.semantic.trace import Event, FunctionScope
 from idemlint.effects import KeySink
 from idemlint.names import in_a_loop, names_in
 from idemlint.unit_of_work import key_placeholders, work_key

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Dict, Iterator, List, Mapping, Optional, Set, 
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.analysis import Event, FunctionScope, Trace, source_text
+from idemlint.semantic.trace import Event, FunctionScope, Trace, source_text
 from idemlint.effects import Knowledge, stores_lock_token
 from idemlint.lock_scope import RELEASE_METHODS, keys_kept_alive, lock_variable, on_a_failure_path
 from idemlint.names import argument, children, dotted_name, literal_text

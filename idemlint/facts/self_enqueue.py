@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.analysis import Event, FunctionScope, Trace, source_text
+from idemlint.semantic.trace import Event, FunctionScope, Trace, source_text
 from idemlint.effects import Knowledge
 from idemlint.names import argument, literal_text
 from idemlint.tasks import Task

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, List, Tuple
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.analysis import Event, call_label
+from idemlint.semantic.trace import Event, call_label
 from idemlint.names import dotted_name
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from typing import ClassVar, Iterator, Optional, Tuple
 
 import libcst as cst
 
-from idemlint.analysis import Event
+from idemlint.semantic.trace import Event
 from idemlint.facts import ModuleFacts, TaskFacts
 
 

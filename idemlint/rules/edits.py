@@ -11,7 +11,7 @@ from typing import List, Optional, Sequence, Set, cast
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.analysis import Event
+from idemlint.semantic.trace import Event
 from idemlint.effects import is_none
 from idemlint.fixes import UNSAFE
 from idemlint.limits import Limit

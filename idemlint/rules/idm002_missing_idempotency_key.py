@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator, Optional
 
 from idemlint import catalog
-from idemlint.analysis import Event, Trace, call_label, source_text
+from idemlint.semantic.trace import Event, Trace, call_label, source_text
 from idemlint.effects import Knowledge, is_none, key_argument
 from idemlint.fixes import UNSAFE
 from idemlint.names import in_a_loop

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator, Optional
 
-from idemlint.analysis import Trace, call_label
+from idemlint.semantic.trace import Trace, call_label
 from idemlint.effects import Knowledge
 from idemlint.facts import TaskFacts
 from idemlint.limits import Limit, Values, time_limit

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator, Optional
 
-from idemlint.analysis import call_label, source_text
+from idemlint.semantic.trace import call_label, source_text
 from idemlint.facts import TaskFacts
 from idemlint.facts.releases import UnsafeRelease
 from idemlint.fixes import UNSAFE

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from idemlint import catalog
-from idemlint.analysis import call_label, source_text
+from idemlint.semantic.trace import call_label, source_text
 from idemlint.lock_scope import (
     handed_to_other_code, lock_variable, released_where_taken, renewed, taken_per_item, ttl_argument,
     work_claimed_apart,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator, Optional, Tuple
 
-from idemlint.analysis import Event, call_label
+from idemlint.semantic.trace import Event, call_label
 from idemlint.effects import Knowledge, starts_task
 from idemlint.facts import TaskFacts
 from idemlint.guards import message_effect, tested_code

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator, Optional
 
-from idemlint.analysis import call_label
+from idemlint.semantic.trace import call_label
 from idemlint.effects import starts_task
 from idemlint.facts import TaskFacts
 from idemlint.facts.in_transaction import EffectInTransaction

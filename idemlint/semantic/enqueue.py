@@ -29,12 +29,12 @@ from typing import TYPE_CHECKING, Dict, Iterable, Iterator, List, Optional, Sequ
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.calls import Calls, Definition
+from idemlint.semantic.resolution import Calls, Definition
 from idemlint.names import argument
 from idemlint.semantic.values import Library, ModuleLevel, Values, Walked, possibilities
 
 if TYPE_CHECKING:
-    from idemlint.analysis import FunctionScope
+    from idemlint.semantic.trace import FunctionScope
     from idemlint.project import Lookup, Project
 
 # How many bindings are followed from a name to the signature it holds.

@@ -23,7 +23,7 @@ the analysis stops (and may declare an effect there, in
 ``[tool.idemlint.side-effects]``).
 
 The trace builder answers at each call as it walks, when its summaries ask
-for it (:attr:`idemlint.analysis.Summaries.resolving`): what a name denotes
+for it (:attr:`idemlint.semantic.trace.Summaries.resolving`): what a name denotes
 there is what it is bound to at that point of the walk.
 """
 
@@ -35,12 +35,12 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.calls import Definition, ProjectClass, Rows, defines
+from idemlint.semantic.resolution import Definition, ProjectClass, Rows, defines
 from idemlint.semantic.values import ProjectValue, Values, Walked, runs_library_code
 
 if TYPE_CHECKING:
-    from idemlint.analysis import FunctionScope, Trace
-    from idemlint.calls import Calls
+    from idemlint.semantic.trace import FunctionScope, Trace
+    from idemlint.semantic.resolution import Calls
     from idemlint.effects import Knowledge
     from idemlint.project import LoadedModule
 

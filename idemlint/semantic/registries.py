@@ -21,7 +21,7 @@ from idemlint.names import literal_text
 from idemlint.tasks import class_assignments
 
 if TYPE_CHECKING:
-    from idemlint.calls import Calls
+    from idemlint.semantic.resolution import Calls
     from idemlint.project import Lookup
 
 

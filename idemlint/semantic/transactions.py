@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, Optional, Set
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.calls import Calls, Definition, ProjectClass
+from idemlint.semantic.resolution import Calls, Definition, ProjectClass
 from idemlint.names import Resolver, argument, descendants, dotted_name
 from idemlint.semantic.values import Defined, Environment, Library, ProjectValue, Values, Walked, possibilities
 
 if TYPE_CHECKING:
-    from idemlint.analysis import FunctionScope
+    from idemlint.semantic.trace import FunctionScope
     from idemlint.project import LoadedModule, Lookup
     from idemlint.tasks import Task
 

@@ -3,7 +3,7 @@
 A value is one of
 
 - :class:`ProjectValue`: a function, class, instance, module or model manager of
-  the project (what :class:`idemlint.calls.Calls` resolves);
+  the project (what :class:`idemlint.semantic.resolution.Calls` resolves);
 - :class:`Library`: an object from outside the project (a library's
   function, class or module, an instance of a library class, what a
   library call returned), named as the catalogue names it
@@ -19,7 +19,7 @@ A value is one of
 
 Bindings flow in from where the code makes them: a walked function's
 assignments so far and the arguments its callers passed
-(:class:`idemlint.analysis.FunctionScope`), a parameter's annotation, a
+(:class:`idemlint.semantic.trace.FunctionScope`), a parameter's annotation, a
 function's every ``return``, what a class assigns its attributes (in its
 body and as ``self.x`` in its methods), a library base's inherited
 members, and module-level names.
@@ -37,7 +37,7 @@ import libcst as cst
 from idemlint import catalog
 from idemlint.names import descendants, dotted_name, import_bindings
 from idemlint.semantic.registries import AppLabels
-from idemlint.calls import (
+from idemlint.semantic.resolution import (
     Definition, Instance, ProjectClass, Rows, Statements, assigned_in, blocks, imports_in, in_classmethod,
     is_classmethod, is_self,
     is_staticmethod, local_assignments,
@@ -45,8 +45,8 @@ from idemlint.calls import (
 )
 
 if TYPE_CHECKING:
-    from idemlint.analysis import FunctionScope
-    from idemlint.calls import Calls
+    from idemlint.semantic.trace import FunctionScope
+    from idemlint.semantic.resolution import Calls
     from idemlint.project import LoadedModule
 
 
@@ -82,7 +82,7 @@ class Library:
 
 @dataclass(frozen=True)
 class ProjectValue:
-    """A value of the project, as :class:`idemlint.calls.Calls` resolves it."""
+    """A value of the project, as :class:`idemlint.semantic.resolution.Calls` resolves it."""
 
     value: Union["LoadedModule", ProjectClass, Instance, Definition, Rows]
 

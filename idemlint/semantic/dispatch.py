@@ -6,7 +6,7 @@ same; ``send = by_mail if urgent else by_webhook`` then ``send(order)`` one
 of two.  Which one depends on data, so each is a project definition the
 call may run: the trace walks every candidate, each on a path of its own
 (they exclude each other as the branches of an ``if`` do,
-:class:`idemlint.analysis.TraceBuilder`), and a rule reports what any of
+:class:`idemlint.semantic.trace.TraceBuilder`), and a rule reports what any of
 them does.
 
 Only tables written as literals are read, in the function making the
@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
-from idemlint.calls import Calls, Definition, assigned_in
+from idemlint.semantic.resolution import Calls, Definition, assigned_in
 from idemlint.names import argument
 from idemlint.project import LoadedModule
 
 if TYPE_CHECKING:
-    from idemlint.analysis import FunctionScope
+    from idemlint.semantic.trace import FunctionScope
 
 # An expression that may name a candidate, and where it is written: in the
 # function being walked (None) or at module level in that module.

@@ -24,7 +24,7 @@ what the code itself says (no types are inferred):
 
 A call whose callee is picked at run time from functions the code names
 (a table's entry, a conditional alias) has several candidates:
-:mod:`idemlint.dispatch` finds them with this module's resolution.
+:mod:`idemlint.semantic.dispatch` finds them with this module's resolution.
 
 Methods are looked up along the class's method resolution order over
 project classes; a method none of them defines is the first library
@@ -54,7 +54,7 @@ from idemlint.segments import Outline
 from idemlint.tasks import class_assignments
 
 if TYPE_CHECKING:
-    from idemlint.analysis import FunctionScope
+    from idemlint.semantic.trace import FunctionScope
     from idemlint.project import LoadedModule, Project
     from idemlint.semantic.values import ClassAssignments
 

@@ -2,7 +2,7 @@
 
 For each task, :class:`TraceBuilder` walks the task body once, in execution
 order, and follows calls into the project definitions they run, as
-:mod:`idemlint.calls` resolves them: of the same module and, with a
+:mod:`idemlint.semantic.resolution` resolves them: of the same module and, with a
 :class:`~idemlint.project.Project`, of the project's other modules (however
 deep, within the task's event budget, no recursion; a call not followed for
 the budget is recorded in :attr:`Trace.unfollowed`).  It records every call,
@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterator, List
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.calls import Calls, Definition, Instance, ProjectClass, bind_arguments, closure_context, known_parameters
-from idemlint.calls import fetched_instance, keywords_collected, known_truth, note_assigned
-from idemlint.calls import annotated_type, bound_locally, is_self, parameters, spelled_head
-from idemlint.dispatch import NOTHING, Picked, candidates, method_candidates
+from idemlint.semantic.resolution import Calls, Definition, Instance, ProjectClass, bind_arguments, closure_context, known_parameters
+from idemlint.semantic.resolution import fetched_instance, keywords_collected, known_truth, note_assigned
+from idemlint.semantic.resolution import annotated_type, bound_locally, is_self, parameters, spelled_head
+from idemlint.semantic.dispatch import NOTHING, Picked, candidates, method_candidates
 from idemlint.findings import PAST_EVENTS
 from idemlint.names import Resolver, children, descendants, dotted_name, import_bindings
 from idemlint.semantic import reach
@@ -912,14 +912,14 @@ class TraceBuilder:
         return tuple(task for task in found if task.function is not self.task.function)
 
     def _helper(self, call: cst.Call, scope: FunctionScope) -> Optional[Definition]:
-        """The project definition a call runs (see :mod:`idemlint.calls`),
+        """The project definition a call runs (see :mod:`idemlint.semantic.resolution`),
         when it is ours to follow: not back into a function being walked."""
         found = self.calls.resolve(call, scope)
         return self._followable(found, call, scope) if found is not None else None
 
     def _picked(self, call: cst.Call, scope: FunctionScope) -> Picked:
         """The candidates of a call that picks its callee from a table or an
-        alias (see :mod:`idemlint.dispatch`) that are ours to follow; the
+        alias (see :mod:`idemlint.semantic.dispatch`) that are ours to follow; the
         call is followed when they are all it may run."""
         if not isinstance(call.func, (cst.Subscript, cst.Call, cst.Name)):
             return NOTHING
@@ -932,7 +932,7 @@ class TraceBuilder:
 
     def _picked_method(self, call: cst.Call, scope: FunctionScope) -> Picked:
         """The methods a call may run through a module-level receiver bound
-        on several branches (see :func:`idemlint.dispatch.method_candidates`),
+        on several branches (see :func:`idemlint.semantic.dispatch.method_candidates`),
         when they are all ours to follow."""
         if not isinstance(call.func, cst.Attribute):
             return NOTHING
