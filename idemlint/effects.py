@@ -84,6 +84,9 @@ class Knowledge:
         self._bound: Set[Tuple[int, str]] = set()  # helper parameters bound to arguments
         # The caller's scope of each bound argument: where its names are read.
         self._argument_scopes: Dict[Tuple[int, str], FunctionScope] = {}
+        # What the names a dict literal's entries (or a wrapper's collected
+        # ``**kwargs``) spell held when it was made, by entry key.
+        self._held_entries: Dict[Tuple[int, str], Dict[str, Tuple[cst.BaseExpression, ...]]] = {}
         # What ``entries.append(x)`` adds to a list a name holds.
         self._appended: Dict[Tuple[int, str], List[cst.BaseExpression]] = {}
         self._mutated: Set[Tuple[int, str]] = set()
@@ -117,6 +120,7 @@ class Knowledge:
                 elif isinstance(target, cst.Name):
                     key = (id(event.scope), target.value)
                     self._assigned.setdefault(key, []).append(event.value)
+                    self._held_entries[key] = dict(event.held)
                     if event.kind == "bind":
                         self._bound.add(key)
                         if event.value_scope is not None:
@@ -346,9 +350,12 @@ class Knowledge:
         if url_text is None or "://" in url_text or url_text.startswith("{}") or not isinstance(call.func, cst.Attribute):
             return url_text
         receiver = self._evaluator().denote(call.func.value, Walked(scope))
-        bases = {member.base_url if isinstance(member, Library) else None for member in possibilities(receiver)}
+        bases = {
+            member.base_url.rstrip("/") if isinstance(member, Library) and member.base_url is not None else None
+            for member in possibilities(receiver)
+        }
         base = bases.pop() if len(bases) == 1 else None
-        return url_text if base is None else base.rstrip("/") + "/" + url_text.lstrip("/")
+        return url_text if base is None else base + "/" + url_text.lstrip("/")
 
     def url_text(
         self, node: cst.BaseExpression, scope: FunctionScope, depth: int = 0
@@ -447,7 +454,7 @@ class Knowledge:
                 # A dict we can read (``**kwargs`` of a wrapper, filled in
                 # where it is called) holds the key or not; others may.
                 if not self._is_visible_dict(arg.value, event.scope) or self._mapping_has_key(
-                    arg.value, event.scope, effect
+                    arg.value, event.scope, effect, held=dict(event.held)
                 ):
                     return True
             elif arg.keyword is not None:
@@ -455,7 +462,7 @@ class Knowledge:
                 if self._is_key_name(name, effect):
                     return not self._may_be_none(arg.value, event, name)
                 if name in effect.key_containers and self._mapping_has_key(
-                    arg.value, event.scope, effect
+                    arg.value, event.scope, effect, held=dict(event.held)
                 ):
                     return True
             elif arg.star == "" and self._is_visible_dict(arg.value, event.scope, effect):
@@ -467,14 +474,18 @@ class Knowledge:
             return any(_is_opaque(a.value) for a in positional)
         return False
 
-    def splat_names_a_key(self, event: Event, effect: catalog.KeyableEffect) -> bool:
-        """Whether a ``**`` mapping the call passes has an entry for the key,
-        ``None`` on some path or not (told apart from one with no entry)."""
+    def mapping_naming_the_key(self, event: Event, effect: catalog.KeyableEffect) -> Optional[str]:
+        """The mapping the call passes that has an entry for the key, ``None``
+        on some path or not (told apart from one with no entry): ``**`` for
+        a splat, else the keyword that holds it (``headers``)."""
         call = event.call
-        return call is not None and any(
-            arg.star == "**" and self._mapping_has_key(arg.value, event.scope, effect, none_is_a_key=True)
-            for arg in call.args
-        )
+        for arg in call.args if call is not None else ():
+            container = arg.star == "**" or (arg.keyword is not None and arg.keyword.value in effect.key_containers)
+            if container and self._mapping_has_key(
+                arg.value, event.scope, effect, none_is_a_key=True, held=dict(event.held)
+            ):
+                return "**" if arg.star == "**" else cast(cst.Name, arg.keyword).value
+        return None
 
     def _may_be_none(self, value: cst.BaseExpression, event: Event, keyword: Optional[str] = None) -> bool:
         """Whether a key may be ``None`` on some path: spelled so, or a name
@@ -483,20 +494,24 @@ class Knowledge:
         when the call ran.  A value the analysis cannot tell is given the
         benefit of the doubt."""
         held = dict(event.held).get(keyword) if keyword is not None else None
-        if held is None or not isinstance(value, cst.Name):
-            return self._none_on_a_path(value, event.scope)
-        where = Walked(event.scope)
-        return NONE in possibilities(one_of(self._evaluator().denote(bound, where) for bound in held))
+        return self._none_on_a_path(value, event.scope, held)
 
-    def _none_on_a_path(self, value: cst.BaseExpression, scope: FunctionScope) -> bool:
+    def _none_on_a_path(
+        self, value: cst.BaseExpression, scope: FunctionScope, held: Optional[Tuple[cst.BaseExpression, ...]] = None
+    ) -> bool:
         """Whether ``value`` is ``None``, or a name the evaluator says holds
-        ``None`` on some path of ``scope`` (an entry of a dict a wrapper's
-        ``**kwargs`` collects is read in the caller's scope)."""
+        ``None`` on some path of ``scope``: of the values ``held`` when the
+        call was made or the dict built, else of every value it is given
+        (an entry of a dict a wrapper's ``**kwargs`` collects is read in the
+        caller's scope)."""
         if is_none(value):
             return True
         if not isinstance(value, cst.Name):
             return False
-        return NONE in possibilities(self._evaluator().denote(value, Walked(scope)))
+        where = Walked(scope)
+        if held is not None:
+            return NONE in possibilities(one_of(self._evaluator().denote(bound, where) for bound in held))
+        return NONE in possibilities(self._evaluator().denote(value, where))
 
     def _evaluator(self) -> Values:
         if self._values is None:
@@ -542,8 +557,11 @@ class Knowledge:
         effect: Optional[catalog.KeyableEffect] = None,
         depth: int = 0,
         none_is_a_key: bool = False,
+        held: Optional[Mapping[str, Tuple[cst.BaseExpression, ...]]] = None,
     ) -> bool:
-        """A dict we can see holds a key; one we cannot see gets the benefit of the doubt."""
+        """A dict we can see holds a key; one we cannot see gets the benefit
+        of the doubt.  ``held``: what the names its entries spell held when
+        it was made, by entry key."""
         if depth > 4:
             return True
         unpacked = self.unpacked_values(node.value, scope) if isinstance(node, cst.Name) else None
@@ -572,7 +590,8 @@ class Knowledge:
                     return True
             # A parameter's argument is read where the caller wrote it.
             return self._mapping_has_key(
-                value, self._argument_scopes.get(name, scope), effect, depth + 1, none_is_a_key
+                value, self._argument_scopes.get(name, scope), effect, depth + 1, none_is_a_key,
+                self._held_entries.get(name),
             )
         if isinstance(node, cst.Call) and (self._is_dict_call(node, scope) or self._is_payload(node, scope, effect)):
             # ``dict(other)`` may copy a key; a request object's fields go by keyword.
@@ -582,7 +601,7 @@ class Knowledge:
                 or (
                     a.keyword is not None
                     and self._is_key_name(a.keyword.value, effect)
-                    and (none_is_a_key or not self._none_on_a_path(a.value, scope))
+                    and (none_is_a_key or not self._none_on_a_path(a.value, scope, (held or {}).get(a.keyword.value)))
                 )
                 for a in node.args
             )
@@ -600,7 +619,7 @@ class Knowledge:
         for element in node.elements:
             if not isinstance(element, cst.DictElement):
                 return True
-            if self._entry_is_key(element.key, element.value, scope, effect, none_is_a_key):
+            if self._entry_is_key(element.key, element.value, scope, effect, none_is_a_key, held):
                 return True
             label = self.string_value(element.key, scope)
             readable = isinstance(element.value, (cst.Dict, cst.Name, cst.List, cst.ListComp)) or self._is_payload(
@@ -623,6 +642,7 @@ class Knowledge:
         scope: FunctionScope,
         effect: Optional[catalog.KeyableEffect],
         none_is_a_key: bool = False,
+        held: Optional[Mapping[str, Tuple[cst.BaseExpression, ...]]] = None,
     ) -> bool:
         """Whether a dict entry is a key, or might be (a key we cannot read,
         unless it is a configured header: its name and its value read from
@@ -631,7 +651,9 @@ class Knowledge:
         text = self._entry_key_text(key, scope)
         if text is None:
             return not (isinstance(key, cst.BaseExpression) and _configured_pair(key, value))
-        return self._is_key_name(text, effect) and (none_is_a_key or not self._none_on_a_path(value, scope))
+        return self._is_key_name(text, effect) and (
+            none_is_a_key or not self._none_on_a_path(value, scope, (held or {}).get(text))
+        )
 
     def _entry_key_text(self, key: _EntryKey, scope: FunctionScope) -> Optional[str]:
         return key if isinstance(key, str) else self.string_value(key, scope)

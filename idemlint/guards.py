@@ -295,10 +295,11 @@ class Guards:
 
     def claimed_before(self, effect: Event) -> Optional[Event]:
         """A claim taken before ``effect`` and still in force when it runs."""
-        for claim in self.claims:
-            if self.covers(claim, effect):
-                return claim
-        return None
+        return next(iter(self.claims_covering(effect)), None)
+
+    def claims_covering(self, effect: Event) -> Tuple[Event, ...]:
+        """Every claim taken before ``effect`` and still in force when it runs."""
+        return tuple(claim for claim in self.claims if self.covers(claim, effect))
 
     # -- done-checks ------------------------------------------------------
 

@@ -30,7 +30,6 @@ from idemlint.semantic.trace import Event, Trace, in_a_handler
 from idemlint.semantic.resolution import Definition, parameters
 from idemlint.effects import Knowledge, is_none, method_name
 from idemlint.names import argument, descendants
-from idemlint.semantic.values import yielded_values
 
 if TYPE_CHECKING:
     from idemlint.facts import TaskFacts
@@ -50,13 +49,14 @@ def lock_variable(event: Event, trace: Trace) -> Optional[str]:
 def released_where_taken(event: Event, trace: Trace) -> bool:
     """Whether a lock a helper takes is let go in that helper: its ``with``
     block, or a ``release()`` on the name holding it.  A generator (a
-    ``@contextmanager`` that yields while it holds the lock) holds it for
-    the ``with`` block that enters it: released where taken when a helper
-    enters it, held by the task when the task's own body does."""
+    ``@contextmanager``) that yields while it holds the lock holds it for
+    the ``with`` block that enters it: held by the task when the task's own
+    ``with`` enters it (through other such context managers or none), let
+    go in a helper otherwise."""
     if event.scope.is_task:
         return False
-    if _is_a_generator(event.scope.function):
-        return _entered_by_a_helper(event)
+    if _held_across_a_yield(event, trace):
+        return not _entered_by_the_tasks_with(event)
     step = event.path[-1] if event.path else None
     if step is not None and step.kind == "With" and step.branch == "items":
         return True
@@ -66,19 +66,49 @@ def released_where_taken(event: Event, trace: Trace) -> bool:
     )
 
 
-def _is_a_generator(function: cst.FunctionDef) -> bool:
-    return next(yielded_values(function.body.body), False) is not False
+def _held_across_a_yield(event: Event, trace: Trace) -> bool:
+    """Whether the function taking the lock yields while it holds it: a
+    ``yield`` inside the ``with`` block that takes it, or, for a lock held
+    by a name, a ``yield`` after it is taken and before that name's
+    ``release()``, in source order."""
+    function = event.scope.function
+    step = event.path[-1] if event.path else None
+    if step is not None and step.kind == "With" and step.branch == "items":
+        block = next(
+            (node for node in descendants(function.body) if isinstance(node, cst.With) and id(node) == step.container),
+            None,
+        )
+        return block is not None and any(isinstance(node, cst.Yield) for node in descendants(block.body))
+    name = lock_variable(event, trace)
+    taken = False
+    for node in descendants(function.body):
+        if node is event.node:
+            taken = True
+        elif taken and isinstance(node, cst.Yield):
+            return True
+        elif taken and name is not None and isinstance(node, cst.Call) and _releases(node, name):
+            return False
+    return False
 
 
-def _entered_by_a_helper(event: Event) -> bool:
-    """Whether the generator an event runs in is entered by a ``with`` of a
-    helper, not of the task's own body."""
+def _releases(call: cst.Call, name: str) -> bool:
+    func = call.func
+    return (
+        isinstance(func, cst.Attribute)
+        and func.attr.value in RELEASE_METHODS
+        and isinstance(func.value, cst.Name)
+        and func.value.value == name
+    )
+
+
+def _entered_by_the_tasks_with(event: Event) -> bool:
+    """Whether every function from the task down to the one an event runs
+    in was entered by a ``with`` (the task's own, then a context manager's
+    inside the one it entered), not called by a helper."""
     bodies = [index for index, step in enumerate(event.path) if step.boundary]  # the task's, then each callee's
-    if len(bodies) < 2:
-        return False
-    entering = event.path[bodies[-1] - 1]
-    in_a_with = entering.kind == "With" and entering.branch == "items"
-    return in_a_with and len(bodies) > 2
+    return len(bodies) >= 2 and all(
+        event.path[body - 1].kind == "With" and event.path[body - 1].branch == "items" for body in bodies[1:]
+    )
 
 
 def taken_per_item(event: Event) -> bool:

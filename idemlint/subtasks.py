@@ -138,8 +138,7 @@ class SubTasks:
                 continue
             if guards.checked_before(event) is not None:
                 continue
-            claim = guards.claimed_before(event)
-            if claim is not None and not facts.lock_released_after(claim, event):
+            if guards.claimed_before(event) is not None and facts.lock_let_go_around(event) is None:
                 continue  # a claim that outlasts the effect; a lock let go after it is none
             if effect is not None:
                 effects.setdefault((effect.label, effect.message), effect)

@@ -15,6 +15,7 @@ its variations and safe twins marked ``# expect: IDMnnn``:
 from __future__ import annotations
 
 import pathlib
+import re
 
 import pytest
 from conftest import RunCli
@@ -44,24 +45,45 @@ def _findings(name: str, code: str) -> list[Finding]:
     return [f for f in lint_paths([str(PROJECTS / name)]).findings if f.code == code]
 
 
-def test_a_key_in_a_splatted_mapping_is_named_as_such() -> None:
+def _tasks(finding: Finding) -> set[str]:
+    """The task a finding names and the others its related places list."""
+    listed = {match for related in finding.related for match in re.findall(r"^task `[\w.]*?(\w+)`", related.note)}
+    return {finding.task, *listed}
+
+
+def test_a_key_in_a_mapping_is_named_as_such_and_only_its_tasks_are_reported() -> None:
     findings = {(pathlib.Path(f.path).name, f.line): f for f in _findings("keys_on_paths", "IDM002")}
-    splatted = findings[("service.py", 30)]
+    splatted = findings[("service.py", 31)]
     assert "passes an idempotency key in a `**` mapping, which is `None` on some path" in splatted.message
+    headers = findings[("service.py", 89)]
+    assert "passes an idempotency key in `headers=`, which is `None` on some path" in headers.message
     keyword = findings[("gateway.py", 40)]
     assert "passes the idempotency key `idempotency_key`, which is `None` on some path" in keyword.message
-    assert keyword.task == "unsettle_order"  # not ``settle_order``, which passes a string
+    # Each shared wrapper is reported for the task whose key is None, not
+    # for its twin that passes a string, clears the name only after the
+    # call, or passes a stored key the analysis cannot read.
+    assert {place: _tasks(f) for place, f in findings.items() if place[0] == "gateway.py"} == {
+        ("gateway.py", 17): {"charge_order"},
+        ("gateway.py", 31): {"transfer_order"},
+        ("gateway.py", 40): {"unsettle_order"},
+    }
 
 
-def test_only_the_tasks_whose_own_body_holds_the_lock_too_briefly_are_named() -> None:
-    assert sorted(f.task for f in _findings("lock_context_managers", "IDM006")) == ["rebuild", "render_receipt"]
+def test_only_the_tasks_whose_own_with_holds_the_lock_too_briefly_are_named() -> None:
+    assert sorted(task for f in _findings("lock_context_managers", "IDM006") for task in _tasks(f)) == [
+        "rebuild", "render_receipt", "run_job"
+    ]
 
 
 def test_the_lock_around_a_send_is_named_where_it_is_taken() -> None:
     by_task = {f.task: f for f in _findings("locks_around_sends", "IDM013")}
-    assert sorted(by_task) == ["send_all_digests", "send_digest", "send_reminder", "send_summary"]
+    assert sorted(by_task) == [
+        "send_all_digests", "send_all_summaries", "send_digest", "send_reminder", "send_summary"
+    ]
     digest = by_task["send_digest"]
-    assert "under a lock (`r.set()`) that is released after the send" in digest.message
+    assert "under a lock (`r.set()`) that is released after it" in digest.message
     assert (pathlib.Path(digest.related[0].path).name, digest.related[0].line, digest.related[0].note) == (
         "locks.py", 9, "the lock is taken here"
     )
+    enqueue = by_task["send_all_summaries"]
+    assert "which sends the email with no check of its own, under a lock (`r.lock()`)" in enqueue.message

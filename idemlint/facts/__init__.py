@@ -87,9 +87,14 @@ class TaskFacts:
         """The lock releases that check no ownership (IDM005)."""
         return unsafe_releases(self)
 
-    def lock_released_after(self, claim: Event, effect: Event) -> bool:
-        """Whether lock ``claim`` is let go after ``effect`` when nothing failed."""
-        return released_after(self, claim, effect)
+    def lock_let_go_around(self, effect: Event) -> Optional[Event]:
+        """The lock around ``effect`` when every claim covering it is let go
+        after it on the success path (a lock that keeps out only a run at
+        the same time); None when none covers it or one outlasts it."""
+        claims = self.guards.claims_covering(effect)
+        if claims and all(released_after(self, claim, effect) for claim in claims):
+            return claims[0]
+        return None
 
     @cached_property
     def ignored_lock_results(self) -> Tuple[IgnoredLockResult, ...]:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Dict, Iterator, List, Mapping, Optional, Set, 
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.semantic.trace import Event, FunctionScope, Trace, source_text
+from idemlint.semantic.trace import Event, FunctionScope, Trace, happens_before, source_text
 from idemlint.effects import Knowledge, stores_lock_token
 from idemlint.lock_scope import RELEASE_METHODS, keys_kept_alive, lock_variable, on_a_failure_path
 from idemlint.names import argument, children, dotted_name, literal_text
@@ -142,20 +142,24 @@ def released_after(facts: "TaskFacts", claim: Event, effect: Event) -> bool:
     step = claim.path[-1] if claim.path else None
     if step is not None and step.kind == "With" and step.branch == "items":
         return True
-    api = knowledge.lock_api(claim)
-    if api is None or not isinstance(call, cst.Call):
+    if not isinstance(call, cst.Call):
         return False
     later = [
         event for event in trace.calls()
-        if event.seq > effect.seq and not on_a_failure_path(event, trace, facts.checks_by_node, claim.seq)
+        if event.seq > effect.seq
+        and happens_before(effect, event)
+        and not on_a_failure_path(event, trace, facts.checks_by_node, claim.seq)
     ]
-    holder = lock_variable(claim, trace)
+    # The name holding the lock: what it was assigned to (``lock =
+    # r.lock(...)``), or what ``acquire()`` is called on (``lock.acquire()``).
+    holder = _receiver(call) if _method(call) in catalog.HELD_LOCK_METHODS else lock_variable(claim, trace)
     if holder is not None and any(
         other.scope is claim.scope and _method(other.node) in RELEASE_METHODS and _receiver(other.node) == holder
         for other in later
     ):
         return True
-    key = argument(call, api.key_position, api.key_keyword)
+    api = knowledge.lock_api(claim)
+    key = argument(call, api.key_position, api.key_keyword) if api is not None else None
     if key is None:
         return False
     keys = _KeyOrigins(trace, knowledge)

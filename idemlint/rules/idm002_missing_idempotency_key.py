@@ -150,8 +150,10 @@ def _how_the_key_is_missing(event: Event, effect: catalog.KeyableEffect, knowled
     given = key_argument(event, effect)
     if given is not None and not is_none(given):
         return f"passes the idempotency key `{source_text(given)}`, {_NONE_ON_A_PATH}"
-    if given is None and knowledge.splat_names_a_key(event, effect):
-        return f"passes an idempotency key in a `**` mapping, {_NONE_ON_A_PATH}"
+    mapping = knowledge.mapping_naming_the_key(event, effect) if given is None else None
+    if mapping is not None:
+        where = "a `**` mapping" if mapping == "**" else f"`{mapping}=`"
+        return f"passes an idempotency key in {where}, {_NONE_ON_A_PATH}"
     return "is called without an idempotency key"
 
 

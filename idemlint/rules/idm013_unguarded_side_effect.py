@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Tuple
 
-from idemlint.semantic.trace import call_label
+from idemlint.semantic.trace import Event, call_label
 from idemlint.effects import starts_task
 from idemlint.facts import TaskFacts
 from idemlint.guards import message_effect
@@ -83,36 +83,31 @@ def send_shipping_notice(order_id):
             guards = facts.guards
             if guards.checked_before(event) is not None:
                 continue
-            claim = guards.claimed_before(event)
-            lock = claim if claim is not None and facts.lock_released_after(claim, event) else None
-            if claim is not None and (lock is None or enqueued is not None):
+            lock = facts.lock_let_go_around(event)
+            if lock is None and guards.claimed_before(event) is not None:
                 continue
             call = f"`{call_label(event.node)}` in {where(event, trace.task.name)}"  # type: ignore[arg-type]
-            if enqueued is None and lock is not None:
-                assert effect is not None
-                yield Violation(
-                    event.node,
-                    f"{call} sends the {effect.label} under a lock (`{call_label(lock.node)}`) that is "  # type: ignore[arg-type]
-                    "released after the send, with no done-check or claim that outlasts it; a redelivery "
-                    f"after the release sends the {effect.label} again",
-                    event=event,
-                    related=((lock, "the lock is taken here"),),
-                )
-                continue
+            label = effect.label if effect is not None else enqueued.label  # type: ignore[union-attr]
             if enqueued is None:
-                assert effect is not None
-                yield Violation(
-                    event.node,
-                    f"{call} sends the {effect.label} with no done-check or claim before it; "
-                    f"every redelivery of the task sends the {effect.label} again",
-                    event=event,
+                does, guard = f"sends the {label}", "with no done-check or claim before it"
+                related: Tuple[Tuple[Event, str], ...] = ()
+            else:
+                does = (
+                    f"{starts_task(event)} task `{enqueued.task}`, which sends the {label} "
+                    "with no check of its own,"
                 )
-                continue
+                guard = "and nothing here checks or claims the work before it"
+                related = ((enqueued.event, f"task `{enqueued.task}` sends the {label} here"),)
+            if lock is not None:
+                guard = (
+                    f"under a lock (`{call_label(lock.node)}`) that is released after it, "  # type: ignore[arg-type]
+                    "with no done-check or claim that outlasts it"
+                )
+                related = ((lock, "the lock is taken here"), *related)
+            again = "after the release" if lock is not None else "of the task"
             yield Violation(
                 event.node,
-                f"{call} {starts_task(event)} task `{enqueued.task}`, which sends the {enqueued.label} "
-                "with no check of its own, and nothing here checks or claims the work "
-                f"before it; every redelivery of the task sends the {enqueued.label} again",
+                f"{call} {does} {guard}; every redelivery {again} sends the {label} again",
                 event=event,
-                related=((enqueued.event, f"task `{enqueued.task}` sends the {enqueued.label} here"),),
+                related=related,
             )

@@ -27,7 +27,7 @@ from idemlint.semantic.resolution import fetched_instance, keywords_collected, k
 from idemlint.semantic.resolution import annotated_type, bound_locally, is_self, parameters, spelled_head
 from idemlint.semantic.dispatch import NOTHING, Picked, candidates, method_candidates
 from idemlint.findings import PAST_EVENTS
-from idemlint.names import Resolver, children, descendants, dotted_name, import_bindings
+from idemlint.names import Resolver, children, descendants, dotted_name, import_bindings, literal_text
 from idemlint.semantic import reach
 from idemlint.semantic.enqueue import Enqueues
 from idemlint.semantic.transactions import Opened, Transactions
@@ -130,6 +130,11 @@ class FunctionScope:
         return self.module.index
 
 
+# What names spelled in a call's keywords or a dict literal's entries held
+# at that point of the walk, by keyword or entry key.
+Held = Tuple[Tuple[str, Tuple[cst.BaseExpression, ...]], ...]
+
+
 @dataclass(frozen=True)
 class Event:
     """Something a task does, in execution order.
@@ -165,8 +170,9 @@ class Event:
     # How the call resolved, when the summaries ask (idemlint.semantic.reach).
     resolution: str = ""
     # What each keyword argument that is a local name held when the call
-    # ran (``idempotency_key=key``): the values assigned to it so far.
-    held: Tuple[Tuple[str, Tuple[cst.BaseExpression, ...]], ...] = ()
+    # ran (``idempotency_key=key``): the values assigned to it so far; for a
+    # dict literal assigned, or the ``**kwargs`` a call fills, each entry's.
+    held: Held = ()
 
     @property
     def call(self) -> Optional[cst.Call]:
@@ -618,7 +624,7 @@ class TraceBuilder:
         path: Tuple[Step, ...],
         scope: FunctionScope,
     ) -> None:
-        self._emit("assign", node, scope, path, targets=targets, value=value)
+        self._emit("assign", node, scope, path, targets=targets, value=value, held=_held_by_entries(value, scope))
         fetched = fetched_instance(scope.resolver, value)
         for target in targets:
             note_assigned(scope.assigned, target)
@@ -1052,7 +1058,7 @@ class TraceBuilder:
         if collected is not None:
             self._emit(
                 "bind", collected[1], scope, path + (boundary,), targets=(cst.Name(collected[0]),),
-                value=collected[1], value_scope=caller,
+                value=collected[1], value_scope=caller, held=_held_by_keywords(call, caller),
             )
         self._running.append((call, caller.module, caller.qualified_name))
         self._enter_budget(share)
@@ -1200,14 +1206,38 @@ def _replayed(
     return moved
 
 
-def _held_by_keywords(
-    call: cst.Call, scope: FunctionScope
-) -> Tuple[Tuple[str, Tuple[cst.BaseExpression, ...]], ...]:
-    """What each keyword argument spelled as a local name holds now."""
+def _held_by_keywords(call: cst.Call, scope: FunctionScope) -> Held:
+    """What each keyword argument spelled as a local name holds now, and
+    each entry of a dict literal the call passes (``**{"key": key}``,
+    ``headers={"Idempotency-Key": key}``), by its key."""
+    named = [(arg.keyword.value, arg.value) for arg in call.args if arg.keyword is not None]
+    for arg in call.args:
+        if isinstance(arg.value, cst.Dict) and (arg.star == "**" or arg.keyword is not None):
+            named += _named_entries(arg.value)
+    return _held(named, scope)
+
+
+def _held_by_entries(value: cst.BaseExpression, scope: FunctionScope) -> Held:
+    """What each entry of a dict literal spelled as a local name holds now
+    (``options = {"idempotency_key": key}``), by the entry's key."""
+    return _held(_named_entries(value), scope) if isinstance(value, cst.Dict) else ()
+
+
+def _named_entries(mapping: cst.Dict) -> List[Tuple[str, cst.BaseExpression]]:
+    return [
+        (text, element.value)
+        for element in mapping.elements
+        if isinstance(element, cst.DictElement)
+        and isinstance(element.key, cst.SimpleString)
+        and (text := literal_text(element.key)) is not None
+    ]
+
+
+def _held(named: Sequence[Tuple[str, cst.BaseExpression]], scope: FunctionScope) -> Held:
     return tuple(
-        (arg.keyword.value, tuple(scope.values[arg.value.value]))
-        for arg in call.args
-        if arg.keyword is not None and isinstance(arg.value, cst.Name) and arg.value.value in scope.values
+        (label, tuple(scope.values[value.value]))
+        for label, value in named
+        if isinstance(value, cst.Name) and value.value in scope.values
     )
 
 

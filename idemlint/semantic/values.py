@@ -255,7 +255,10 @@ class Walked(Environment):
         those is known and one is more than ``None``: on these paths that is
         all it holds, more exactly than its annotation (``key: str | None =
         None`` given a string); else the annotation (a ``session: Session``
-        some call passes ``None``), else what is passed."""
+        some call passes ``None``), holding ``None`` only where a walked call
+        passes it or leaves it as the default (``Optional[str]`` given what
+        the analysis cannot tell is given the benefit of the doubt); else
+        what is passed."""
         passed = [values.denote(value, Walked(caller)) for value, caller in scope.arguments.get(name, ())]
         if name in scope.defaults_left:
             passed.append(values.denote(scope.defaults_left[name], ModuleLevel(scope.module)))
@@ -264,7 +267,10 @@ class Walked(Environment):
             return one_of(passed)
         declared = values.parameter(scope.function, name, scope.module)
         if declared is not None:
-            return declared
+            if NONE in members:
+                return declared
+            others = [member for member in possibilities(declared) if member != NONE]
+            return one_of(others) if others else declared
         if passed:
             return one_of(passed)
         return Unknown("a parameter no walked call fills")

@@ -7,7 +7,7 @@ import httpx
 if os.environ.get("SLACK_ENTERPRISE"):
     chat = httpx.Client(base_url="https://slack.com/api/")
 else:
-    chat = httpx.Client(base_url="https://slack.com/api/")
+    chat = httpx.Client(base_url="https://slack.com/api")
 
 if os.environ.get("PARTNER_SANDBOX"):
     partner = httpx.Client(base_url="https://sandbox.partner.example/v1")

@@ -2,6 +2,7 @@
 
 from typing import Optional
 
+import requests
 import stripe
 
 from billing.gateway import create_transfer, gateway
@@ -59,3 +60,30 @@ def settle(order):
 
 def unsettle(order):
     gateway_reverse(order.transfer_id)
+
+
+async def charge_keyed(order):
+    await gateway.create_payment_intent(amount=order.amount, confirm=True, idempotency_key=f"charge:{order.id}")
+
+
+def pay_out_then_forget(order):
+    # The key is a string when each call runs; the name is cleared after.
+    key = f"payout:{order.id}"
+    stripe.Payout.create(amount=order.amount, **{"idempotency_key": key})
+    options = {"idempotency_key": key}
+    stripe.Payout.create(amount=order.amount, **options)
+    create_transfer(amount=order.amount, destination=order.account, idempotency_key=key)
+    key = None
+    return key
+
+
+def reverse_stored(order):
+    # What the stored key holds is not known: the benefit of the doubt.
+    gateway_reverse(order.transfer_id, idempotency_key=order.reversal_key)
+
+
+def notify_partner(order, sync=False):
+    key = None
+    if sync:
+        key = f"notify:{order.id}"
+    requests.post("https://partner.example/v1/orders", json={"order": order.id}, headers={"Idempotency-Key": key})  # expect: IDM002

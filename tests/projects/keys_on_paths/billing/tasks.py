@@ -45,3 +45,23 @@ def settle_order(order_id):
 @dramatiq.actor
 def unsettle_order(order_id):
     service.unsettle(load(order_id))
+
+
+@dramatiq.actor
+async def charge_order_keyed(order_id):
+    await service.charge_keyed(load(order_id))
+
+
+@dramatiq.actor
+def pay_out_order_once(order_id):
+    service.pay_out_then_forget(load(order_id))
+
+
+@dramatiq.actor
+def reverse_order(order_id):
+    service.reverse_stored(load(order_id))
+
+
+@dramatiq.actor
+def notify_partner(order_id):
+    service.notify_partner(load(order_id))

@@ -37,3 +37,27 @@ def bump_counter(name, ttl):
     """Takes the lock around its own short update only."""
     with sync_client.lock(f"lock:counter:{name}", timeout=ttl):
         sync_client.incr(f"counter:{name}")
+
+
+@contextlib.contextmanager
+def job_lock(job_id):
+    """A context manager built on another: the lock is held for its caller's block."""
+    with held(f"job:{job_id}", 60):
+        yield
+
+
+@contextlib.contextmanager
+def prepared(name, ttl):
+    """Takes its lock for its own preparation and lets it go before it yields."""
+    with sync_client.lock(f"lock:prepare:{name}", timeout=ttl):
+        sync_client.incr(f"prepared:{name}")
+    yield
+
+
+@contextlib.contextmanager
+def prepared_by_hand(name, ttl):
+    lock = sync_client.lock(f"lock:prepare-by-hand:{name}", timeout=ttl)
+    lock.acquire()
+    sync_client.incr(f"prepared:{name}")
+    lock.release()
+    yield

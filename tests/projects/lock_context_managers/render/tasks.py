@@ -2,7 +2,7 @@ import dramatiq
 from celery import shared_task
 from redis.asyncio import Redis
 
-from render.locker import Locker, bump_counter, held
+from render.locker import Locker, bump_counter, held, job_lock, prepared, prepared_by_hand
 
 RENDER_LOCK_TTL = 120
 locker = Locker(Redis())
@@ -51,3 +51,17 @@ async def render_statement(order_id) -> None:
 async def render_locked(order_id):
     async with locker.lock(f"statement:{order_id}", timeout=RENDER_LOCK_TTL, blocking_timeout=1):
         await upload(order_id)
+
+
+@shared_task(time_limit=900)
+def run_job(job_id):
+    with job_lock(job_id):
+        build(job_id)
+
+
+@shared_task(time_limit=900)
+def prepare(report_id):
+    with prepared(report_id, 30):
+        build(report_id)
+    with prepared_by_hand(report_id, 30):
+        build(report_id)

@@ -75,3 +75,31 @@ def send_all_welcomes(receiver_ids):
     # The welcome task claims its send for a day.
     for receiver_id in receiver_ids:
         send_welcome.delay(receiver_id)
+
+
+@shared_task
+def send_statement(receiver_id):
+    # Under the lock, a claim kept for a day: a redelivery stops at it.
+    with r.lock(f"statement:{receiver_id}", timeout=60):
+        if not r.set(f"statement_sent_{receiver_id}", 1, nx=True, ex=86400):
+            return
+        send_mail("Statement", "body", None, [receiver_id])
+
+
+@shared_task
+def send_or_clear(receiver_id, kind):
+    # The key is deleted on the other branch, never after the send.
+    if not r.set(f"sent:{kind}:{receiver_id}", 1, nx=True, ex=86400):
+        return
+    if kind == "mail":
+        send_mail("Notice", "body", None, [receiver_id])
+    else:
+        r.delete(f"sent:{kind}:{receiver_id}")  # expect: IDM005
+
+
+@shared_task
+def send_all_summaries(receiver_ids):
+    # The enqueue itself runs under a lock let go after it.
+    with r.lock("summaries", timeout=60):
+        for receiver_id in receiver_ids:
+            send_summary.delay(receiver_id)  # expect: IDM013
