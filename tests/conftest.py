@@ -4,10 +4,6 @@ import os
 import pathlib
 import signal
 import threading
-# pytest's hook for an exception raised where nothing can catch it (a gc
-# callback the analysis deadline rings in) imports tracemalloc on first use;
-# imported here, that import cannot be the next thing the deadline cuts.
-import tracemalloc  # noqa: F401
 from contextlib import contextmanager
 from typing import Callable, Iterator, List, Set, Tuple
 
