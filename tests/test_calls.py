@@ -131,7 +131,13 @@ class _SwappedBranches(cst.CSTTransformer):
         return updated.with_changes(test=test, body=updated.orelse.body, orelse=cst.Else(body=updated.body))
 
 
-@pytest.mark.parametrize("project", ["calls_branch_bindings", "deep_calls", "shared_settings"])
+@pytest.mark.parametrize(
+    "project",
+    [
+        "calls_branch_bindings", "deep_calls", "shared_settings",
+        "keys_on_paths", "http_base_url", "locks_around_sends",
+    ],
+)
 def test_findings_do_not_depend_on_the_order_of_if_branches(project: str, tmp_path: pathlib.Path) -> None:
     """The same project with every ``if``/``else`` swapped: the same effects
     reported, for the same tasks."""
