@@ -120,7 +120,10 @@ class Knowledge:
                 elif isinstance(target, cst.Name):
                     key = (id(event.scope), target.value)
                     self._assigned.setdefault(key, []).append(event.value)
-                    self._held_entries[key] = dict(event.held)
+                    if event.held:
+                        self._held_entries[key] = dict(event.held)
+                    else:
+                        self._held_entries.pop(key, None)
                     if event.kind == "bind":
                         self._bound.add(key)
                         if event.value_scope is not None:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Iterator, List, Mapping, Optional, Tuple
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.semantic.trace import Event, Trace, in_a_handler
+from idemlint.semantic.trace import Event, Trace, in_a_handler, source_text
 from idemlint.semantic.resolution import Definition, parameters
 from idemlint.effects import Knowledge, is_none, method_name
 from idemlint.names import argument, descendants
@@ -62,7 +62,7 @@ def released_where_taken(event: Event, trace: Trace) -> bool:
         return True
     name = lock_variable(event, trace)
     return name is not None and any(
-        _method_on(other, name) in RELEASE_METHODS for other in trace.calls() if other.scope is event.scope
+        releases(other.node, name) for other in trace.calls() if other.scope is event.scope
     )
 
 
@@ -86,19 +86,9 @@ def _held_across_a_yield(event: Event, trace: Trace) -> bool:
             taken = True
         elif taken and isinstance(node, cst.Yield):
             return True
-        elif taken and name is not None and isinstance(node, cst.Call) and _releases(node, name):
+        elif taken and name is not None and releases(node, name):
             return False
     return False
-
-
-def _releases(call: cst.Call, name: str) -> bool:
-    func = call.func
-    return (
-        isinstance(func, cst.Attribute)
-        and func.attr.value in RELEASE_METHODS
-        and isinstance(func.value, cst.Name)
-        and func.value.value == name
-    )
 
 
 def _entered_by_the_tasks_with(event: Event) -> bool:
@@ -164,12 +154,17 @@ def _is_name(node: cst.CSTNode, name: str) -> bool:
     return isinstance(node, cst.Name) and node.value == name
 
 
-def _method_on(event: Event, name: str) -> Optional[str]:
-    call = event.node
-    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+def _method_on(node: cst.CSTNode, holder: str) -> Optional[str]:
+    """The method a call makes on the object ``holder`` spells (``lock``,
+    ``self._lock``), if it makes one on it."""
+    if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
         return None
-    receiver = call.func.value
-    return call.func.attr.value if isinstance(receiver, cst.Name) and receiver.value == name else None
+    return node.func.attr.value if source_text(node.func.value) == holder else None
+
+
+def releases(node: cst.CSTNode, holder: str) -> bool:
+    """Whether a call releases the lock ``holder`` spells (``lock.release()``)."""
+    return _method_on(node, holder) in RELEASE_METHODS
 
 
 def keys_kept_alive(trace: Trace, knowledge: Knowledge) -> Iterator[Tuple[cst.BaseExpression, Event]]:
@@ -212,7 +207,7 @@ def work_claimed_apart(event: Event, facts: "TaskFacts") -> bool:
     name = lock_variable(event, trace)
     own_claims = [
         claim for claim in guards.claims
-        if claim.seq > event.seq and not guards.is_lock(claim) and (name is None or _method_on(claim, name) is None)
+        if claim.seq > event.seq and not guards.is_lock(claim) and (name is None or _method_on(claim.node, name) is None)
     ]
     work = [other for other in trace.calls() if other.seq > event.seq and _is_work(other, knowledge)]
     return bool(work) and all(any(guards.covers(claim, other) for claim in own_claims) for other in work)

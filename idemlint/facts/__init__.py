@@ -33,7 +33,7 @@ from idemlint.facts.in_transaction import EffectInTransaction, effects_in_transa
 from idemlint.facts.lock_results import IgnoredLockResult, ignored_lock_results
 from idemlint.facts.markers import EarlyMarker, early_markers, watermark_bounds
 from idemlint.facts.random_keys import RandomKey, random_keys
-from idemlint.facts.releases import UnsafeRelease, released_after, unsafe_releases
+from idemlint.facts.releases import KeyOrigins, UnsafeRelease, released_after, unsafe_releases
 from idemlint.facts.self_enqueue import SelfEnqueue, self_enqueues
 from idemlint.facts.unique_inserts import UniqueInsert, unique_inserts
 from idemlint.frameworks.celery_acks import LateAcks, copied_by_in_process_workers, late_acks_without_reject
@@ -81,6 +81,12 @@ class TaskFacts:
     def self_enqueues(self) -> Tuple[SelfEnqueue, ...]:
         """The calls that run the task itself again with changed arguments (IDM008)."""
         return self_enqueues(self)
+
+    @cached_property
+    def key_origins(self) -> KeyOrigins:
+        """Where each key expression of the trace comes from, to tell two
+        spellings of one lock key (IDM005, and a lock let go after a send)."""
+        return KeyOrigins(self.trace, self.knowledge)
 
     @cached_property
     def unsafe_releases(self) -> Tuple[UnsafeRelease, ...]:

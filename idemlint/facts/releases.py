@@ -21,7 +21,7 @@ import libcst as cst
 from idemlint import catalog
 from idemlint.semantic.trace import Event, FunctionScope, Trace, happens_before, source_text
 from idemlint.effects import Knowledge, stores_lock_token
-from idemlint.lock_scope import RELEASE_METHODS, keys_kept_alive, lock_variable, on_a_failure_path
+from idemlint.lock_scope import keys_kept_alive, lock_variable, on_a_failure_path, releases
 from idemlint.names import argument, children, dotted_name, literal_text
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def unsafe_releases(facts: "TaskFacts") -> Tuple[UnsafeRelease, ...]:
     forced resets of a lock, in the task's trace."""
     trace, knowledge = facts.trace, facts.knowledge
     found: List[UnsafeRelease] = []
-    keys = _KeyOrigins(trace, knowledge)
+    keys = facts.key_origins
     locked: Set[Origin] = set()
     first_lock = len(trace.events)
     tokens: List[_Token] = []
@@ -153,16 +153,13 @@ def released_after(facts: "TaskFacts", claim: Event, effect: Event) -> bool:
     # The name holding the lock: what it was assigned to (``lock =
     # r.lock(...)``), or what ``acquire()`` is called on (``lock.acquire()``).
     holder = _receiver(call) if _method(call) in catalog.HELD_LOCK_METHODS else lock_variable(claim, trace)
-    if holder is not None and any(
-        other.scope is claim.scope and _method(other.node) in RELEASE_METHODS and _receiver(other.node) == holder
-        for other in later
-    ):
+    if holder is not None and any(other.scope is claim.scope and releases(other.node, holder) for other in later):
         return True
     api = knowledge.lock_api(claim)
     key = argument(call, api.key_position, api.key_keyword) if api is not None else None
     if key is None:
         return False
-    keys = _KeyOrigins(trace, knowledge)
+    keys = facts.key_origins
     locked = keys.origins(key, claim.scope)
     return any(
         isinstance(event.node, cst.Call) and _is_key_delete(event, knowledge)
@@ -181,7 +178,7 @@ class _Token:
 
 
 def _compare_and_delete(
-    event: Event, call: cst.Call, key: cst.BaseExpression, tokens: List[_Token], keys: "_KeyOrigins"
+    event: Event, call: cst.Call, key: cst.BaseExpression, tokens: List[_Token], keys: "KeyOrigins"
 ) -> Optional[str]:
     """The code of the delete made one Lua compare-and-delete of the token that the
     task's own SET NX stored under the same key through the same redis-py
@@ -211,7 +208,7 @@ def _compare_and_delete(
     return None
 
 
-class _KeyOrigins:
+class KeyOrigins:
     """Where a key expression comes from: variables, texts, constants.
 
     Two keys are the same lock key when they share an origin: the same
