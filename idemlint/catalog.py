@@ -2233,6 +2233,23 @@ def _compiled(pattern: str, ignore_case: bool) -> Glob:
 WORKER_POOL_SETTINGS = frozenset({"worker_pool", "CELERY_WORKER_POOL", "CELERYD_POOL"})
 IN_PROCESS_POOLS = frozenset({"threads", "solo", "gevent", "eventlet"})
 
+# What Celery runs on a schedule (IDM009: the next run redoes what a run lost
+# with its worker did).  Celery's "Periodic Tasks" guide: a beat entry is a
+# mapping with a ``"task"`` name and a ``"schedule"`` (``beat_schedule``,
+# ``CELERY_BEAT_SCHEDULE``); ``app.add_periodic_task(schedule, sig)`` takes
+# the signature second or as ``sig=`` (a framework directive of that name,
+# such as a Pyramid ``config.add_periodic_task``, is read the same way); a
+# periodic task decorator's ``run_every=`` is its own schedule.
+BEAT_ENTRY_KEYS = ("task", "schedule")
+SCHEDULING_METHODS = frozenset({"add_periodic_task"})
+SCHEDULED_SIGNATURE = (1, "sig")
+SCHEDULE_OPTIONS = frozenset({"run_every"})
+# A sweeper selects the rows still to do by a state (``filter(status=X)``,
+# SQLAlchemy's ``filter_by(cached=False)``); a task requires that state on
+# entry when it fetches its row by it (``get(id=..., status=X)``) or tests it.
+SWEEP_SELECTING_METHODS = frozenset({"filter", "filter_by"})
+ENTRY_FETCHING_METHODS = frozenset({"get", "aget", "filter", "filter_by", "first", "one_or_none"})
+
 # Reads of an environment variable: a setting read with a default
 # (``os.environ.get(K, "300")``, ``os.getenv(K) or 300``) is taken at its
 # default, what a deployment that sets nothing runs with.

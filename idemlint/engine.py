@@ -466,6 +466,7 @@ def _cached_or_analysed(
     django_apps = sorted(path for path in files.files if path.endswith(_DJANGO_APP_FILES))
     apps = "\0".join((
         *files.app_files, "\1", *files.named_task_files, "\1", *files.implementing_files, "\1", *django_apps,
+        "\1", *files.schedule_files,
     ))
     keys = [""] * len(candidates)
     if cache is not None:
@@ -670,7 +671,7 @@ class _WorkerRun:
             files = self.files
             project = Project(
                 files.files, self.settings.task_decorators, files.app_files, files.overlay,
-                files.named_task_files, files.implementing_files,
+                files.named_task_files, files.implementing_files, files.schedule_files,
             )
             summaries = Summaries()
             self._state = (project, summaries, _sub_tasks(project, self.settings, summaries))
@@ -809,14 +810,16 @@ class _ProjectFiles:
     configure a Celery app (see :data:`_APP_TEXT`), the editor's
     buffers they are read from first, the files holding tasks whose
     text may register one under a name of its own (:data:`_NAME_TEXT`),
-    and the files whose text may declare a class implements an interface
-    (:data:`_IMPLEMENTS_TEXT`)."""
+    the files whose text may declare a class implements an interface
+    (:data:`_IMPLEMENTS_TEXT`), and those whose text may schedule a task
+    (:data:`_SCHEDULE_TEXT`)."""
 
     files: List[str]
     app_files: Tuple[str, ...] = ()
     overlay: Overlay = NO_OVERLAY
     named_task_files: Tuple[str, ...] = ()
     implementing_files: Tuple[str, ...] = ()
+    schedule_files: Tuple[str, ...] = ()
 
 
 # ``app = Celery(...)``, ``app.Task = X``, ``Celery(task_cls=...)``: what
@@ -833,6 +836,9 @@ _NAME_TEXT = re.compile(rb"(?<![\w])name[ \t]*=(?!=)")
 # ``@implementer(IMailer)``: an object looked up by an interface is one of
 # the classes declared so, looked for only in such files.
 _IMPLEMENTS_TEXT = b"implementer("
+# A beat entry's ``"schedule"`` (``beat_schedule``, ``CELERY_BEAT_SCHEDULE``)
+# or ``add_periodic_task``: where IDM009 looks for what runs on a schedule.
+_SCHEDULE_TEXT = (b"schedule", b"SCHEDULE", b"periodic")
 
 
 def _may_configure_an_app(raw: bytes) -> bool:
@@ -869,6 +875,7 @@ def _candidates(
     problems: List[FileProblem] = []
     app_files: List[str] = []
     implementing: List[str] = []
+    scheduling: List[str] = []
     seen: Dict[str, "Screened"] = {}
     digests: Dict[str, str] = {}
     names = _ProjectDecoratorNames()
@@ -887,6 +894,8 @@ def _candidates(
             app_files.append(path)
         if _IMPLEMENTS_TEXT in raw:
             implementing.append(path)
+        if any(text in raw for text in _SCHEDULE_TEXT):
+            scheduling.append(path)
         names.add(path, screened)
         if screened.holds_tasks:
             candidates.append((path, raw))
@@ -897,7 +906,7 @@ def _candidates(
     order = {path: number for number, path in enumerate(paths)}
     candidates.sort(key=lambda candidate: order[candidate[0]])
     named = tuple(path for path, raw in candidates if b"name" in raw and _NAME_TEXT.search(raw) is not None)
-    files = _ProjectFiles(list(paths), tuple(app_files), overlay, named, tuple(implementing))
+    files = _ProjectFiles(list(paths), tuple(app_files), overlay, named, tuple(implementing), tuple(scheduling))
     return candidates, problems, files, seen, digests
 
 
@@ -1149,7 +1158,11 @@ def _analyse(
         stage = "task detection"
         try:
             decorators = _decorators_of(loaded, project, settings)
-            context = ModuleContext(loaded.name, project.pools_copying if project is not None else None)
+            context = ModuleContext(
+                loaded.name,
+                project.pools_copying if project is not None else None,
+                project.healing if project is not None else None,
+            )
             module_facts = ModuleFacts(loaded.module, loaded.index, decorators, context)
             for module_rule in module_rules:
                 stage = module_rule.code
@@ -1467,6 +1480,9 @@ class TaskInfo:
     # Where its analysis reaches (``list_tasks(traced=True)``; see
     # idemlint.semantic.reach): None when it was not traced.
     reach: Optional["Reach"] = None
+    # How a Celery task lost with its worker is run again (its schedule, a
+    # scheduled sweep; see idemlint.frameworks.schedules): None when nothing is seen to.
+    runs_again: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -1524,6 +1540,7 @@ def _tasks_in_chunk(
     project = Project(
         files.files, settings.task_decorators, files.app_files,
         named_task_files=files.named_task_files, implementing_files=files.implementing_files,
+        schedule_files=files.schedule_files,
     )
     modules: List["LoadedModule"] = []
     problems: List[FileProblem] = []
@@ -1690,4 +1707,14 @@ def _info(task: "Task", home: "LoadedModule", line: int, project: "Project") -> 
     name = _qualified(task, home)
     recognised = _project_binding(task.recognised, project)
     origins = tuple((key, task.origins[key]) for key, _ in options if key in task.origins)
-    return TaskInfo(task.framework, name, home.path, line, recognised, options, origins)
+    runs_again = _runs_again(task, home, project, name) if task.framework == "celery" else None
+    return TaskInfo(task.framework, name, home.path, line, recognised, options, origins, runs_again=runs_again)
+
+
+def _runs_again(task: "Task", home: "LoadedModule", project: "Project", name: str) -> Optional[str]:
+    """What runs a lost task again, as IDM009 reads it."""
+    if task.schedule is not None or catalog.SCHEDULE_OPTIONS & set(task.options):
+        return "scheduled by its decorator"
+    if task.owner is not None:
+        return None
+    return project.healing(name, task.function, home.index.resolver())

@@ -15,18 +15,19 @@ import io
 import re
 import warnings
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
 import libcst as cst
 
 from idemlint import catalog
 from idemlint.cache import UNREADABLE, content_hash
 from idemlint.findings import FileProblem
+from idemlint.frameworks.schedules import ScheduleEntry, references, requires_on_entry, schedule_entries, sweeps
 from idemlint.modules import module_files, module_name
 from idemlint.nesting import TooDeep, cpython_parses_safely, too_deep, too_deep_parsed
 from idemlint.reading import NO_OVERLAY, Overlay, decode
 from idemlint.segments import Later, Piece, Screen, Segment, split
-from idemlint.names import argument, dotted_name, literal_text
+from idemlint.names import Resolver, argument, dotted_name, literal_text
 from idemlint.splats import Scope, Splat, entry, reached, returned_dicts
 from idemlint.tasks import (
     BoundDecorators,
@@ -93,6 +94,7 @@ class Project:
         overlay: Overlay = NO_OVERLAY,
         named_task_files: Sequence[str] = (),
         implementing_files: Sequence[str] = (),
+        schedule_files: Sequence[str] = (),
     ) -> None:
         """``app_files``: the files whose text may create or configure a
         Celery app (``Celery(``, ``.Task =``, ``task_cls``), read only when a
@@ -102,13 +104,16 @@ class Project:
         (``name=``), read only when a task is sent by such a name;
         ``implementing_files``: the files whose text may declare a class
         implements an interface (``implementer(``), read only when an
-        object is looked up by an interface."""
+        object is looked up by an interface; ``schedule_files``: the files
+        whose text may schedule a task (``schedule``, ``periodic``), read
+        only when IDM009 asks whether a lost task is run again."""
         self.files: Dict[str, str] = module_files(paths)
         self._overlay = overlay
         self._task_decorators = task_decorators
         self._app_files = app_files
         self._named_task_files = named_task_files
         self._implementing_files = implementing_files
+        self._schedule_files = schedule_files
         self._names_by_path: Optional[Dict[str, str]] = None
         # Every module name looked up and the file it named, in order: what an
         # analysis depends on besides its own file (see idemlint.cache).
@@ -131,6 +136,8 @@ class Project:
         self._apps: Optional[Tuple[Dict[str, Optional[str]], List[Lookup]]] = None
         self._tasks_found: Dict[str, Tuple[List[Task], List[Lookup]]] = {}
         self._pool_copies: Dict[Tuple[str, str], Tuple[List[Optional[str]], List[Lookup]]] = {}
+        self._healing: Dict[str, Tuple[Optional[str], List[Lookup]]] = {}
+        self._scheduled: Optional[Tuple[Dict[str, Tuple[cst.FunctionDef, LoadedModule, str]], List[Lookup]]] = None
 
     def load(self, name: str) -> Optional[LoadedModule]:
         """The module ``name`` (None when it is not in the project, or cannot
@@ -319,6 +326,78 @@ class Project:
         pools, lookups = self._pool_copies[key]
         self.lookups += lookups
         return pools
+
+    def healing(self, task: str, function: cst.FunctionDef, resolver: Resolver) -> Optional[str]:
+        """How a task lost with its worker process is run again, if it is
+        (see :mod:`idemlint.frameworks.schedules`): ``task`` is the task
+        function's qualified name, ``function`` its definition and
+        ``resolver`` its module's.  What it read is recorded as looked up
+        every time it is asked."""
+        if task not in self._healing:
+            start = len(self.lookups)
+            self._healing[task] = (self._healed(task, function, resolver), self.lookups[start:])
+        healed, lookups = self._healing[task]
+        self.lookups += lookups
+        return healed
+
+    def _healed(self, task: str, function: cst.FunctionDef, resolver: Resolver) -> Optional[str]:
+        scheduled = self._scheduled_functions()
+        if task in scheduled:
+            return f"scheduled in {scheduled[task][2]}"
+        for sweeper, (defined, home, path) in scheduled.items():
+            for sweep in sweeps(defined, home.index.resolver()):
+                if not requires_on_entry(function, sweep.state):
+                    continue
+                field, value = sweep.state
+                how = f"swept by `{sweeper}` (the rows with `{field}` {value}, scheduled in {path})"
+                if task in {self._function_named(name, home) for name in sweep.enqueued}:
+                    return f"{how}, which enqueues it again"
+                if sweep.writes_state and sweep.model is not None and references(function, sweep.model, resolver):
+                    return f"{how}, which does the work and sets `{field}` itself"
+        return None
+
+    def _scheduled_functions(self) -> Dict[str, Tuple[cst.FunctionDef, LoadedModule, str]]:
+        """Each project function Celery runs on a schedule (qualified), its
+        definition, its module and the file that schedules it."""
+        if self._scheduled is not None:
+            self.lookups += self._scheduled[1]
+            return self._scheduled[0]
+        start = len(self.lookups)
+        scheduled: Dict[str, Tuple[cst.FunctionDef, LoadedModule, str]] = {}
+        for loaded in self._modules_of(self._schedule_files):
+            functions = loaded.index.functions
+            roots: List[cst.CSTNode] = [loaded.module]
+            roots += [f for f in map(functions.get, functions) if f is not None]
+            roots += loaded.index.constants.values()  # ``CELERY_BEAT_SCHEDULE = {...}``, maybe left as text
+            for entry in schedule_entries(roots, loaded.index.resolver()):
+                if not entry.by_name and "." not in entry.target:  # a function of the module itself
+                    entry = ScheduleEntry(f"{loaded.name}.{entry.target}", by_name=False)
+                for function, home in self._scheduled_by(entry):
+                    scheduled.setdefault(f"{home.name}.{function.name.value}", (function, home, loaded.path))
+        self._scheduled = (scheduled, self.lookups[start:])
+        return scheduled
+
+    def _scheduled_by(self, entry: ScheduleEntry) -> Iterator[Tuple[cst.FunctionDef, LoadedModule]]:
+        """The functions a schedule entry runs: the one at its dotted path,
+        else (a beat entry's name) each task registered under that name."""
+        found = self.function(entry.target)
+        if found is not None and found[1] is None:
+            yield found[0], found[2]
+            return
+        if not entry.by_name:
+            return
+        for module in self.modules_naming_tasks():
+            for task in self.tasks_in(module):
+                option = task.options.get("name")
+                if task.owner is None and option is not None and literal_text(option) == entry.target:
+                    yield task.function, module
+
+    def _function_named(self, name: str, home: LoadedModule) -> Optional[str]:
+        """The qualified name of the project function ``name`` denotes in ``home``."""
+        found = self.function(name if "." in name else f"{home.name}.{name}")
+        if found is None or found[1] is not None:
+            return None
+        return f"{found[2].name}.{found[0].name.value}"
 
     def _task_decorator(self, qualified: str) -> Optional[Made]:
         found = self._module_name(qualified)

@@ -9,23 +9,29 @@ its variations and safe twins marked ``# expect: IDMnnn``:
   ``with`` that enters it, compared with the task's limit when the task's
   own body enters it (IDM006);
 - ``locks_around_sends``: a message sent under a lock that is let go after
-  the send, which keeps no redelivery out (IDM013).
+  the send, which keeps no redelivery out (IDM013);
+- ``self_healing_tasks``: late acks on tasks that are run again anyway, by
+  their schedule or by a scheduled sweep, and their twins (IDM009).
 """
 
 from __future__ import annotations
 
+import json
 import pathlib
 import re
+import shutil
 
 import pytest
 from conftest import RunCli
 from expectations import assert_independent_of_order_and_jobs, expectations, reported
 
 from idemlint import lint_paths
+from idemlint.cache import DIRECTORY_NAME, Cache
+from idemlint.settings import DEFAULT_SETTINGS
 from idemlint.findings import Finding
 
 PROJECTS = pathlib.Path(__file__).parent / "projects"
-NAMES = ["keys_on_paths", "lock_context_managers", "locks_around_sends"]
+NAMES = ["keys_on_paths", "lock_context_managers", "locks_around_sends", "self_healing_tasks"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -87,3 +93,42 @@ def test_the_lock_around_a_send_is_named_where_it_is_taken() -> None:
     )
     enqueue = by_task["send_all_summaries"]
     assert "which sends the email with no check of its own, under a lock (`r.lock()`)" in enqueue.message
+
+
+def test_what_runs_a_lost_task_again_is_listed_with_the_task(run_cli: RunCli) -> None:
+    status, out, err = run_cli("tasks", "--format", "json", str(PROJECTS / "self_healing_tasks"))
+    assert (status, err) == (0, "")
+    again = {task["name"].rpartition(".")[2]: task["runs_again"] for task in json.loads(out)}
+    settings = str(PROJECTS / "self_healing_tasks" / "jobs" / "settings.py")
+    assert again["weekly_report"] == f"scheduled in {settings}"
+    assert again["hourly_totals"] == "scheduled by its decorator"
+    assert again["recount"] == f"scheduled in {PROJECTS / 'self_healing_tasks' / 'jobs' / 'directives.py'}"
+    assert again["process_cancel"] == (
+        f"swept by `jobs.events.resweep` (the rows with `status` Event.PENDING, scheduled in {settings}),"
+        " which enqueues it again"
+    )
+    assert again["sync_file"] == (
+        f"swept by `jobs.files.reconcile` (the rows with `synced` False, scheduled in {settings}),"
+        " which does the work and sets `synced` itself"
+    )
+    assert [name for name, how in sorted(again.items()) if how is None] == [
+        "adhoc_report", "archive_event", "audit_event", "convert_rates", "notify_partner", "scan_upload"
+    ]
+
+
+def test_a_beat_entry_removed_in_another_file_renews_the_cached_finding(tmp_path: pathlib.Path) -> None:
+    project = tmp_path / "self_healing_tasks"
+    shutil.copytree(PROJECTS / "self_healing_tasks", project)
+    cache_dir = str(tmp_path / DIRECTORY_NAME)
+
+    def weekly_reported() -> bool:
+        found = lint_paths([str(project)], cache=Cache(cache_dir, DEFAULT_SETTINGS)).findings
+        return any(f.code == "IDM009" and f.message.find("`weekly_report`") >= 0 for f in found)
+
+    assert not weekly_reported()
+    settings = project / "jobs" / "settings.py"
+    text = settings.read_text()
+    settings.write_text(text.replace('"task": "reports.weekly"', '"task": "reports.monthly"'))
+    assert weekly_reported()
+    settings.write_text(text)
+    assert not weekly_reported()

@@ -24,7 +24,7 @@ FIXTURE_PROJECTS = [
     "enqueue_forms", "task_bases", "task_class_options", "send_by_name", "tasks_in_bodies",
     "enqueue_splats", "namespace_portions",
 ]
-JSON_KEYS = {"path", "line", "framework", "name", "recognised", "options", "origins"}
+JSON_KEYS = {"path", "line", "framework", "name", "recognised", "options", "origins", "runs_again"}
 
 
 def listed(run_cli: RunCli, *argv: str) -> List[str]:

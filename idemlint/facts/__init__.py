@@ -21,6 +21,7 @@ task's other rules:
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable, Dict, List, Mapping, Optional, Tuple
@@ -38,6 +39,7 @@ from idemlint.facts.self_enqueue import SelfEnqueue, self_enqueues
 from idemlint.facts.unique_inserts import UniqueInsert, unique_inserts
 from idemlint.frameworks.celery_acks import LateAcks, copied_by_in_process_workers, late_acks_without_reject
 from idemlint.guards import Guards
+from idemlint.names import Resolver
 from idemlint.tasks import Decorators, ModuleIndex, Task
 
 
@@ -132,6 +134,7 @@ class ModuleContext:
 
     module: str = ""
     pools_copying: Optional[Callable[[str, str], List[Optional[str]]]] = None
+    healing: Optional[Callable[[str, cst.FunctionDef, Resolver], Optional[str]]] = None
 
 
 @dataclass(frozen=True)
@@ -154,4 +157,52 @@ class ModuleFacts:
             late
             for late in late_acks_without_reject(self.module, self.index, self.task_decorators)
             if not (late.app_wide and copied_by_in_process_workers(late.setting, self.context))
+            and not self._run_again(late)
         )
+
+    def _run_again(self, late: LateAcks) -> bool:
+        """Whether every task a late-acks setting covers is run again when
+        it is lost with its worker: by its own schedule, or by a scheduled
+        sweep (see :mod:`idemlint.frameworks.schedules`).  Only a task
+        decorator's setting, or a decorator bound once in this module, has
+        tasks known; an app-wide or class setting is always reported."""
+        if late.own_schedule:
+            return True
+        healing, module = self.context.healing, self.context.module
+        if healing is None or not module:
+            return False
+        covers = late.covers or self._decorated_by(late.binding)
+        if not covers:
+            return False
+        resolver = self.index.resolver()
+        return all(healing(f"{module}.{task.name.value}", task, resolver) is not None for task in covers)
+
+    def _decorated_by(self, binding: Optional[str]) -> Tuple[cst.FunctionDef, ...]:
+        """The module's functions decorated by ``binding`` (``@retrying``,
+        ``@retrying(...)``)."""
+        if binding is None:
+            return ()
+        functions = self.index.functions
+        found: List[cst.FunctionDef] = []
+        for name in functions:
+            outline = functions.outline(name)  # a definition left as text: read by CPython first
+            if outline is not None and not any(
+                _ast_decorator_name(d) == binding for d in getattr(outline.statement, "decorator_list", ())
+            ):
+                continue
+            function = functions.get(name)
+            if function is not None and any(_decorator_name(d.decorator) == binding for d in function.decorators):
+                found.append(function)
+        return tuple(found)
+
+
+def _decorator_name(expression: cst.BaseExpression) -> Optional[str]:
+    if isinstance(expression, cst.Call):
+        expression = expression.func
+    return expression.value if isinstance(expression, cst.Name) else None
+
+
+def _ast_decorator_name(expression: ast.expr) -> Optional[str]:
+    if isinstance(expression, ast.Call):
+        expression = expression.func
+    return expression.id if isinstance(expression, ast.Name) else None

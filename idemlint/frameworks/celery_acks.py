@@ -109,6 +109,13 @@ class _Place:
     pool: Optional[str] = None  # ``worker_pool = "threads"`` set here
     # Some reject setting is written here (``None`` included): a fix would repeat it.
     reject_written: bool = False
+    # The tasks a task place covers: the function decorated, or the name of
+    # a decorator bound once at module level (``retrying = shared_task(...)``),
+    # whose tasks are the module's functions it decorates; whether the
+    # decorator gives the task its own schedule (``run_every=``).
+    covers: Tuple[cst.FunctionDef, ...] = ()
+    binding: Optional[str] = None
+    own_schedule: bool = False
 
     def set_reject(self, state: str) -> None:
         self.reject_written = True
@@ -157,6 +164,11 @@ def _first_name(call: cst.Call) -> Optional[str]:
         if arg.keyword is None and not arg.star:
             return arg.value.value if isinstance(arg.value, cst.Name) else None
     return None
+
+
+def _registers_a_function(value: cst.BaseExpression) -> bool:
+    """``app.task(func, ...)`` or ``app.task(...)(func)``: no decorator bound."""
+    return isinstance(value, cst.Call) and (isinstance(value.func, cst.Call) or _first_name(value) is not None)
 
 
 def _is_conf(node: cst.BaseExpression) -> bool:
@@ -234,18 +246,20 @@ class _Walker:
             elif isinstance(statement, cst.BaseSmallStatement):
                 self.small(statement, app, module_level)
             elif isinstance(statement, cst.FunctionDef):
-                self.function(statement, app)
+                self.function(statement, app, module_level)
             elif isinstance(statement, cst.ClassDef):
                 self.klass(statement, app)
             else:
                 for block in _blocks(statement):
                     self.scope(block, app, module_level)
 
-    def function(self, node: cst.FunctionDef, app: _Place) -> None:
+    def function(self, node: cst.FunctionDef, app: _Place, module_level: bool) -> None:
         for decorator in node.decorators:
             expression = decorator.decorator
             if isinstance(expression, cst.Call):
-                self.task_call(expression, app, node.name.value, self.task_decorators)
+                place = self.task_call(expression, app, node.name.value, self.task_decorators)
+                if place is not None and module_level:
+                    place.covers = (node,)
         body = self.place(app, scope=f" in `{node.name.value}` or at module level")
         self.scope(node.body.body, body, module_level=False)
 
@@ -270,16 +284,19 @@ class _Walker:
                     spelled = f'{conf}["{name}"]' if conf else None
             if name is not None:
                 self.config_setting(app, name, value, small, "assign", spelled)
-        self.calls(value, app)
+        place = self.calls(value, app)
+        bound = [t.value for t in targets if isinstance(t, cst.Name)]
+        if place is not None and module_level and len(bound) == 1 and not _registers_a_function(value):
+            place.binding = bound[0]
 
-    def calls(self, value: cst.BaseExpression, app: _Place) -> None:
+    def calls(self, value: cst.BaseExpression, app: _Place) -> Optional[_Place]:
+        """The place of a task registration or decorator call, if it is one."""
         if isinstance(value, cst.Await):
             value = value.expression
         if not isinstance(value, cst.Call):
-            return
+            return None
         if isinstance(value.func, cst.Call):  # app.task(acks_late=True)(func)
-            self.task_call(value.func, app, _first_name(value), self.statement_decorators)
-            return
+            return self.registered(value.func, value, app)
         func = value.func
         if isinstance(func, cst.Attribute) and func.attr.value == "update" and _is_conf(
             func.value
@@ -289,7 +306,18 @@ class _Walker:
             self.config_arguments(value.args, app, constructor=True)
         else:
             # app.task(func, acks_late=True)
-            self.task_call(value, app, _first_name(value), self.statement_decorators)
+            return self.registered(value, value, app)
+        return None
+
+    def registered(self, call: cst.Call, given: cst.Call, app: _Place) -> Optional[_Place]:
+        """The place of ``app.task(func, ...)`` or ``app.task(...)(func)``,
+        covering ``func`` when it is a function of the module."""
+        name = _first_name(given)
+        place = self.task_call(call, app, name, self.statement_decorators)
+        function = self.index.functions.get(name) if name is not None else None
+        if place is not None and isinstance(function, cst.FunctionDef):
+            place.covers = (function,)
+        return place
 
     def is_celery_app(self, func: cst.BaseExpression) -> bool:
         resolved = self.resolver.resolve(func)
@@ -367,10 +395,10 @@ class _Walker:
 
     def task_call(
         self, call: cst.Call, app: _Place, label: Optional[str], decorators: Decorators
-    ) -> None:
+    ) -> Optional[_Place]:
         classified = classify_decorator(call, self.resolver, decorators)
         if classified is None or classified[0] not in ("celery", "custom"):
-            return
+            return None
         subject = f" on task `{label}`" if label else f" in `{dotted_name(call.func)}(...)`"
         written = {arg.keyword.value for arg in call.args if arg.keyword is not None}
         given = {
@@ -379,6 +407,10 @@ class _Walker:
         inherited = self.inherited_place(given, self.class_options_of(call, classified[1]))
         place = self.place(*inherited, app, subject=subject)
         self.task_arguments(call.args, place)
+        place.own_schedule = bool(written & catalog.SCHEDULE_OPTIONS) or "periodic" in (
+            self.resolver.resolve(call.func) or ""
+        ).rpartition(".")[2]
+        return place
 
     def class_options_of(
         self, call: cst.Call, options: Dict[str, cst.BaseExpression]
@@ -475,7 +507,7 @@ class _Walker:
             elif isinstance(statement, cst.BaseSmallStatement):  # class T(Task): acks_late = True
                 self.class_attribute(statement, place, app, is_task)
             elif isinstance(statement, cst.FunctionDef):
-                self.function(statement, app)
+                self.function(statement, app, module_level=False)
             elif isinstance(statement, cst.ClassDef):
                 self.klass(statement, app)
             else:
@@ -537,6 +569,9 @@ class LateAcks:
     reject: str
     reject_written: bool
     app_wide: bool
+    covers: Tuple[cst.FunctionDef, ...] = ()
+    binding: Optional[str] = None
+    own_schedule: bool = False
 
 
 def late_acks_without_reject(module: cst.Module, index: ModuleIndex, task_decorators: Decorators) -> Iterator[LateAcks]:
@@ -553,7 +588,10 @@ def late_acks_without_reject(module: cst.Module, index: ModuleIndex, task_decora
         if state == ON:
             continue
         for acks in place.acks:
-            yield LateAcks(acks, place.subject, place.scope, state, place.reject_written, place is app)
+            yield LateAcks(
+                acks, place.subject, place.scope, state, place.reject_written, place is app,
+                place.covers, place.binding, place.own_schedule,
+            )
 
 
 def copied_by_in_process_workers(acks: AcksSetting, context: "ModuleContext") -> bool:

@@ -6,7 +6,10 @@ the task's ``Task`` class gives it), every field through
 :func:`visible`.  JSON: an array of objects with the keys ``path``,
 ``line``, ``framework``, ``name``, ``recognised``, ``options`` (an
 object from option name to its source text) and ``origins`` (from option
-name to where it came from, for those its class gives: ``"base X"``);
+name to where it came from, for those its class gives: ``"base X"``) and
+``runs_again`` (what runs a Celery task lost with its worker again: its
+schedule or a scheduled sweep, as IDM009 reads it; null when nothing is
+seen to, and in text ``runs again: ...`` after the options);
 for a task traced, also ``calls`` (how many call sites on its paths
 resolved each way, see :mod:`idemlint.semantic.reach`), ``unresolved``
 (each unresolved call site: ``path``, ``line``, ``column``, ``call`` as
@@ -34,6 +37,8 @@ def task_line(task: TaskInfo) -> str:
                 for key, value in task.options
             )
         )
+    if task.runs_again is not None:
+        fields.append(f"runs again: {task.runs_again}")
     return "  ".join(visible(field) for field in fields)
 
 
@@ -55,6 +60,7 @@ def _task_object(task: TaskInfo) -> Dict[str, Any]:
         "recognised": task.recognised,
         "options": dict(task.options),
         "origins": dict(task.origins),
+        "runs_again": task.runs_again,
     }
     if task.reach is not None:
         row.update(_reach_object(task.reach))

@@ -69,7 +69,22 @@ def capture_payment(payment_id):
     ...
 '''
     limits = (
-        "A configuration that runs its tasks in the worker process itself "
+        "A task that is run again anyway is not reported: one Celery runs on a "
+        "schedule (a beat entry, `beat_schedule`/`CELERY_BEAT_SCHEDULE`, whose "
+        "`\"task\"` is its dotted path or the `name=` it is registered under; an "
+        "`add_periodic_task(schedule, task)` or `task.s(...)` call, also a framework "
+        "directive of that name; a periodic decorator or `run_every=`), and one a "
+        "scheduled sweeper takes up: the sweeper loops over rows it selects by a "
+        "state (`filter(status=X)`, `filter_by(cached=False)`, `field__isnull=True`) "
+        "and in that loop enqueues the task again, or writes that state itself "
+        "on rows of a model the task fetches, while the task fetches its row by "
+        "the same state or tests that field on entry. Only the sweeper's and the "
+        "task's own bodies are read, not their helpers. A setting is dropped only "
+        "when every task it covers is run again: a decorator covers its task, and "
+        "a decorator bound once at module level (`retrying = shared_task(...)`) "
+        "the functions of that module it decorates (tasks in other modules that "
+        "import it are not counted); an app-wide or class setting is always "
+        "reported. A configuration that runs its tasks in the worker process itself "
         "(`worker_pool = \"threads\"`, `\"solo\"`, `\"gevent\"` or `\"eventlet\"` "
         "in the same place) has no child process to lose and is not reported, "
         "nor is a shared configuration module whose setting every worker "
@@ -152,5 +167,7 @@ def _message(late: LateAcks) -> str:
     return (
         f"{acks.shown}{late.subject} is set {problem}{late.scope}: a pool child "
         "process killed mid-task (OOM killer, SIGKILL, hard time limit) acks the "
-        "message, so the task is lost instead of redelivered"
+        "message, so the task is lost instead of redelivered; with it on, a message "
+        "that kills its worker is redelivered every time, so make the task idempotent "
+        "and bounded first"
     )
