@@ -1126,6 +1126,9 @@ HTTP_MESSAGE_APIS: Tuple[HttpMessageApi, ...] = (
                    "postmarkapp.com/developer/api/email-api (POST /email)"),
     HttpMessageApi("https://api.pushover.net/1/messages.json", "push notification",
                    "pushover.net/api (POST /1/messages.json)"),
+    HttpMessageApi("https://api.helpscout.net/v2/conversations{,/*/reply}", "Help Scout conversation",
+                   "developer.helpscout.com/mailbox-api/endpoints/conversations/create (Create Conversation: "
+                   "no idempotency parameter; unless imported, outgoing emails and notifications are sent)"),
 )
 
 # Slack Web API methods that only read, called with a POST as Slack
