@@ -1720,7 +1720,14 @@ SAVE_METHODS = frozenset({"save", "asave", "commit", "flush", "update", "aupdate
 RANGE_LOOKUPS = frozenset({"gt", "gte", "lt", "lte"})
 # Query methods a selection of rows is written with (a state to select on,
 # a range bound), and those that write a state of the selected rows.
-SELECTING_METHODS = frozenset({"filter"})
+# Query calls that filter rows (idemlint.semantic.queries): Django's by
+# keyword, SQLAlchemy's ``filter_by`` by keyword and ``filter``/``where`` by
+# column expressions; those that select the rows a loop goes over; and the
+# session calls that run a statement built apart (``execute(stmt)``).
+FILTERING_METHODS = frozenset({"filter", "exclude", "get", "aget", "filter_by", "where"})
+EXPRESSION_FILTERING_METHODS = frozenset({"filter", "where"})
+SELECTING_METHODS = frozenset({"filter", "filter_by", "where"})
+STATEMENT_RUNNERS = frozenset({"execute", "scalars", "scalar", "stream", "stream_scalars", "exec"})
 BOUNDING_METHODS = frozenset({"filter", "exclude"})
 STATE_WRITE_METHODS = frozenset({"update", "aupdate"})
 # Calls that make a collection of what they are given (``list(r.lrange(...))``).
@@ -2242,16 +2249,16 @@ IN_PROCESS_POOLS = frozenset({"threads", "solo", "gevent", "eventlet"})
 # ``CELERY_BEAT_SCHEDULE``); ``app.add_periodic_task(schedule, sig)`` takes
 # the signature second or as ``sig=`` (a framework directive of that name,
 # such as a Pyramid ``config.add_periodic_task``, is read the same way); a
-# periodic task decorator's ``run_every=`` is its own schedule.
+# periodic task decorator (``periodic_task(run_every=...)``) is its own
+# schedule.  Beat finds a task by the name it is registered under: its
+# ``name=``, else the dotted path of the module that defines it.
 BEAT_ENTRY_KEYS = ("task", "schedule")
+BEAT_SCHEDULE_SETTING = "beat_schedule"
+# A flag that says a row was given up rather than its work done.
+GIVEN_UP_WORDS = frozenset({"expired", "cancelled", "canceled", "voided", "deleted", "archived", "failed",
+                            "rejected", "disabled", "abandoned"})
 SCHEDULING_METHODS = frozenset({"add_periodic_task"})
 SCHEDULED_SIGNATURE = (1, "sig")
-SCHEDULE_OPTIONS = frozenset({"run_every"})
-# A sweeper selects the rows still to do by a state (``filter(status=X)``,
-# SQLAlchemy's ``filter_by(cached=False)``); a task requires that state on
-# entry when it fetches its row by it (``get(id=..., status=X)``) or tests it.
-SWEEP_SELECTING_METHODS = frozenset({"filter", "filter_by"})
-ENTRY_FETCHING_METHODS = frozenset({"get", "aget", "filter", "filter_by", "first", "one_or_none"})
 
 # Reads of an environment variable: a setting read with a default
 # (``os.environ.get(K, "300")``, ``os.getenv(K) or 300``) is taken at its

@@ -836,9 +836,9 @@ _NAME_TEXT = re.compile(rb"(?<![\w])name[ \t]*=(?!=)")
 # ``@implementer(IMailer)``: an object looked up by an interface is one of
 # the classes declared so, looked for only in such files.
 _IMPLEMENTS_TEXT = b"implementer("
-# A beat entry's ``"schedule"`` (``beat_schedule``, ``CELERY_BEAT_SCHEDULE``)
-# or ``add_periodic_task``: where IDM009 looks for what runs on a schedule.
-_SCHEDULE_TEXT = (b"schedule", b"SCHEDULE", b"periodic")
+# A beat schedule (``beat_schedule``, ``CELERY_BEAT_SCHEDULE``) or
+# ``add_periodic_task``: where IDM009 looks for what runs on a schedule.
+_SCHEDULE_TEXT = (b"beat_schedule", b"BEAT_SCHEDULE", b"add_periodic_task")
 
 
 def _may_configure_an_app(raw: bytes) -> bool:
@@ -1713,7 +1713,7 @@ def _info(task: "Task", home: "LoadedModule", line: int, project: "Project") -> 
 
 def _runs_again(task: "Task", home: "LoadedModule", project: "Project", name: str) -> Optional[str]:
     """What runs a lost task again, as IDM009 reads it."""
-    if task.schedule is not None or catalog.SCHEDULE_OPTIONS & set(task.options):
+    if task.schedule is not None or "periodic_task" in task.recognised:
         return "scheduled by its decorator"
     if task.owner is not None:
         return None

@@ -17,6 +17,7 @@ from idemlint import catalog
 from idemlint.semantic.trace import Event, FunctionScope, Trace, happens_before, source_text
 from idemlint.effects import Knowledge, is_none, method_name
 from idemlint.names import argument, children, literal_text
+from idemlint.semantic.queries import filter_terms, statement_of
 
 
 # How many receivers, awaits and names one query is followed through.
@@ -111,6 +112,10 @@ class Guards:
         self._state_marks: Dict[int, List[Event]] = {}
         for event in trace.events:
             if event.kind == "loop" and event.value is not None and id(event.node) not in self._loop_checks:
+                if isinstance(event.value, cst.Name) and self._selects_undone(event.value, event.scope):
+                    # ``rows = Reminder.objects.filter(notified=False)``, then ``for row in rows``
+                    self._loop_checks[id(event.node)] = event
+                    continue
                 for state in self._selected_states(event.value, event.scope, event):
                     marks = _state_marks(trace, event, *state)
                     if state[1] == "None" and not marks:
@@ -161,6 +166,8 @@ class Guards:
             if self.inserts_for_good(event):
                 return True
             statement = call.args[0].value
+            if not event.discarded and _updates_conditionally(statement):
+                return True
             text = self.knowledge.string_value(statement, event.scope)
             return text is not None and claims_in_sql(text)
         return False
@@ -370,7 +377,8 @@ class Guards:
         value_of: Callable[[str, FunctionScope], Optional[cst.BaseExpression]],
     ) -> Iterator[cst.Call]:
         """The calls a query is built of, outermost first, through its
-        receivers, awaits, the local names ``value_of`` sees into, the
+        receivers, the statement a session runs (``execute(stmt)``),
+        awaits, the local names ``value_of`` sees into, the
         parameters a helper was called with and the one value a project
         helper returns (``rows = pending_rows()``)."""
         for _ in range(MAX_QUERY_STEPS):
@@ -390,7 +398,7 @@ class Guards:
                     node, scope = returned[0].value, returned[0].scope
                     continue
                 yield node
-                node = node.func
+                node = statement_of(node) or node.func
             else:
                 return
 
@@ -452,13 +460,13 @@ class Guards:
         for call in self._query_calls(node, scope, value_of):
             if method_name(call) not in catalog.SELECTING_METHODS:
                 continue
-            for arg in call.args:
-                if arg.keyword is None or not isinstance(arg.value, (cst.SimpleString, cst.Name, cst.Attribute)):
+            for term in filter_terms(call):
+                if term.excluded or not isinstance(term.value, (cst.SimpleString, cst.Name, cst.Attribute)):
                     continue
-                field, _, operator = arg.keyword.value.partition("__")
+                field, _, operator = term.lookup.partition("__")
                 if catalog.STATUS_FIELDS.match(field) and operator in ("", "exact"):
-                    found.append((field, source_text(arg.value)))
-                elif operator == "isnull" and method_name(call) != "exclude" and _literal_truth(arg.value) is True:
+                    found.append((field, source_text(term.value)))
+                elif operator == "isnull" and _literal_truth(term.value) is True:
                     found.append((field, "None"))
         return found
 
@@ -469,11 +477,8 @@ class Guards:
         pending row *exists* says "queued or in progress" as often as "not done".
         """
         for call in self._query_calls(node, scope, self.knowledge.visible_value):
-            method = method_name(call)
-            if method in ("filter", "exclude", "get", "aget") and any(
-                arg.keyword is not None
-                and _filters_undone(arg.keyword.value, arg.value, method == "exclude", flags_only)
-                for arg in call.args
+            if any(
+                _filters_undone(term.lookup, term.value, term.excluded, flags_only) for term in filter_terms(call)
             ):
                 return True
         return False
@@ -820,12 +825,33 @@ def _is_conditional_update(call: cst.Call) -> bool:
     while isinstance(node, cst.Attribute) and isinstance(node.value, cst.Call):
         inner = node.value
         if isinstance(inner.func, cst.Attribute) and inner.func.attr.value in ("filter", "exclude", "where"):
-            for arg in inner.args:
-                if arg.keyword is None or not _identifies_row(arg.keyword.value):
-                    return True
-            return False
+            return _filters_more_than_the_row(inner)
         node = inner.func
     return True
+
+
+def _filters_more_than_the_row(call: cst.Call) -> bool:
+    """A filter with a condition other than the row's identity (``pk=``,
+    ``Model.id == x``), or one not read."""
+    terms = list(filter_terms(call))
+    return len(terms) < len(call.args) or any(not _identifies_row(term.lookup) for term in terms)
+
+
+def _updates_conditionally(statement: cst.BaseExpression) -> bool:
+    """SQLAlchemy's ``update(Model).where(...).values(...)`` with a
+    condition beyond the row's identity: run, its row count says who won."""
+    node = statement
+    conditional = False
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        if node.func.attr.value == "where":
+            conditional = conditional or _filters_more_than_the_row(node)
+        node = node.func.value
+    return (
+        conditional
+        and isinstance(node, cst.Call)
+        and isinstance(node.func, (cst.Name, cst.Attribute))
+        and _spelled(node.func).rpartition(".")[2] == "update"
+    )
 
 
 def _inside_branch(event: Event, container: int, branch: str) -> bool:

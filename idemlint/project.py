@@ -14,15 +14,17 @@ import ast
 import io
 import re
 import warnings
-from dataclasses import dataclass
-from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+from dataclasses import dataclass, replace
+from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, TypeVar, Union
 
 import libcst as cst
 
 from idemlint import catalog
 from idemlint.cache import UNREADABLE, content_hash
 from idemlint.findings import FileProblem
-from idemlint.frameworks.schedules import ScheduleEntry, references, requires_on_entry, schedule_entries, sweeps
+from idemlint.frameworks.schedules import (
+    ScheduleEntry, may_schedule, names_beat_schedule, requires_on_entry, schedule_entries, sweeps,
+)
 from idemlint.modules import module_files, module_name
 from idemlint.nesting import TooDeep, cpython_parses_safely, too_deep, too_deep_parsed
 from idemlint.reading import NO_OVERLAY, Overlay, decode
@@ -50,6 +52,9 @@ from idemlint.tasks import (
 )
 
 MAX_ALIAS_HOPS = 5
+# Beat entries and the names schedules are built of, read at most per run:
+# a generated schedule of many thousands is not read whole.
+MAX_SCHEDULE_ENTRIES = 5000
 
 Found = TypeVar("Found")
 
@@ -346,13 +351,12 @@ class Project:
             return f"scheduled in {scheduled[task][2]}"
         for sweeper, (defined, home, path) in scheduled.items():
             for sweep in sweeps(defined, home.index.resolver()):
-                if not requires_on_entry(function, sweep.state):
-                    continue
                 field, value = sweep.state
                 how = f"swept by `{sweeper}` (the rows with `{field}` {value}, scheduled in {path})"
-                if task in {self._function_named(name, home) for name in sweep.enqueued}:
+                enqueued = task in {self._function_named(name, home) for name in sweep.enqueued}
+                if enqueued and requires_on_entry(function, sweep, resolver, same_model=False):
                     return f"{how}, which enqueues it again"
-                if sweep.writes_state and sweep.model is not None and references(function, sweep.model, resolver):
+                if sweep.marks_done and requires_on_entry(function, sweep, resolver, same_model=True):
                     return f"{how}, which does the work and sets `{field}` itself"
         return None
 
@@ -364,33 +368,87 @@ class Project:
             return self._scheduled[0]
         start = len(self.lookups)
         scheduled: Dict[str, Tuple[cst.FunctionDef, LoadedModule, str]] = {}
+        by_name: Optional[Dict[str, List[Tuple[cst.FunctionDef, LoadedModule]]]] = None
+        seen: Set[ScheduleEntry] = set()
         for loaded in self._modules_of(self._schedule_files):
-            functions = loaded.index.functions
-            roots: List[cst.CSTNode] = [loaded.module]
-            roots += [f for f in map(functions.get, functions) if f is not None]
-            roots += loaded.index.constants.values()  # ``CELERY_BEAT_SCHEDULE = {...}``, maybe left as text
-            for entry in schedule_entries(roots, loaded.index.resolver()):
-                if not entry.by_name and "." not in entry.target:  # a function of the module itself
-                    entry = ScheduleEntry(f"{loaded.name}.{entry.target}", by_name=False)
-                for function, home in self._scheduled_by(entry):
-                    scheduled.setdefault(f"{home.name}.{function.name.value}", (function, home, loaded.path))
+            entries = list(self._schedule_entries_of(loaded))
+            while entries:
+                entry, home = entries.pop()
+                if not entry.by_name and "." not in entry.target:  # a name of the module itself
+                    entry = replace(entry, target=f"{home.name}.{entry.target}")
+                if entry in seen or len(seen) > MAX_SCHEDULE_ENTRIES:
+                    continue
+                seen.add(entry)
+                if entry.holds_entries:
+                    entries += self._entries_held(entry.target)
+                    continue
+                if entry.by_name and by_name is None:
+                    by_name = self._tasks_by_name()
+                for function, defined in self._scheduled_by(entry, by_name or {}):
+                    scheduled.setdefault(f"{defined.name}.{function.name.value}", (function, defined, home.path))
         self._scheduled = (scheduled, self.lookups[start:])
         return scheduled
 
-    def _scheduled_by(self, entry: ScheduleEntry) -> Iterator[Tuple[cst.FunctionDef, LoadedModule]]:
-        """The functions a schedule entry runs: the one at its dotted path,
-        else (a beat entry's name) each task registered under that name."""
-        found = self.function(entry.target)
-        if found is not None and found[1] is None:
-            yield found[0], found[2]
-            return
+    def _schedule_entries_of(self, loaded: LoadedModule) -> Iterator[Tuple[ScheduleEntry, LoadedModule]]:
+        """What a module whose text may schedule schedules (its module-level
+        statements, the functions that may schedule, its beat schedule
+        settings left as text)."""
+        functions, constants = loaded.index.functions, loaded.index.constants
+        roots: List[cst.CSTNode] = [loaded.module]
+        for name in functions:
+            outline = functions.outline(name)  # left as text: parsed only if it may schedule
+            function = functions.get(name) if outline is None or may_schedule(outline.statement) else None
+            if function is not None:
+                roots.append(function)
+        schedules = [constants[name] for name in constants if names_beat_schedule(name)]
+        for entry in schedule_entries(roots, loaded.index.resolver(), schedules):
+            yield entry, loaded
+
+    def _entries_held(self, qualified: str) -> List[Tuple[ScheduleEntry, LoadedModule]]:
+        """The beat entries of the project constant ``qualified`` (one a
+        beat schedule is built of), with the module it is in."""
+        found = self._module_name(qualified)
+        if found is None or found[1] not in found[0].index.constants:
+            return []
+        home, name = found
+        value = home.index.constants[name]
+        return [(entry, home) for entry in schedule_entries((), home.index.resolver(), [value])]
+
+    def _scheduled_by(
+        self, entry: ScheduleEntry, by_name: Dict[str, List[Tuple[cst.FunctionDef, LoadedModule]]]
+    ) -> Iterator[Tuple[cst.FunctionDef, LoadedModule]]:
+        """The function a schedule entry runs: for ``add_periodic_task``, the
+        one it is handed; for a beat entry, the task registered under its
+        name, as beat finds it: the one task whose ``name=`` is that text,
+        else the function defined at that dotted path (not re-exported
+        there) that gives itself no other name (``by_name``: the tasks
+        registered under a ``name=``, by name)."""
         if not entry.by_name:
+            found = self.function(entry.target)
+            if found is not None and found[1] is None:
+                yield found[0], found[2]
             return
+        named = by_name.get(entry.target, [])
+        if named:
+            if len(named) == 1:
+                yield named[0]
+            return
+        found = self.function(entry.target)
+        if found is None or found[1] is not None or f"{found[2].name}.{found[0].name.value}" != entry.target:
+            return
+        task = next((t for t in self.tasks_in(found[2]) if t.function is found[0]), None)
+        if task is not None and "name" not in task.options:
+            yield found[0], found[2]
+
+    def _tasks_by_name(self) -> Dict[str, List[Tuple[cst.FunctionDef, LoadedModule]]]:
+        """The function tasks registered under a literal ``name=``, by name."""
+        named: Dict[str, List[Tuple[cst.FunctionDef, LoadedModule]]] = {}
         for module in self.modules_naming_tasks():
             for task in self.tasks_in(module):
-                option = task.options.get("name")
-                if task.owner is None and option is not None and literal_text(option) == entry.target:
-                    yield task.function, module
+                text = literal_text(task.options["name"]) if "name" in task.options else None
+                if task.owner is None and text is not None:
+                    named.setdefault(text, []).append((task.function, module))
+        return named
 
     def _function_named(self, name: str, home: LoadedModule) -> Optional[str]:
         """The qualified name of the project function ``name`` denotes in ``home``."""

@@ -100,19 +100,28 @@ def test_what_runs_a_lost_task_again_is_listed_with_the_task(run_cli: RunCli) ->
     assert (status, err) == (0, "")
     again = {task["name"].rpartition(".")[2]: task["runs_again"] for task in json.loads(out)}
     settings = str(PROJECTS / "self_healing_tasks" / "jobs" / "settings.py")
+    beat = str(PROJECTS / "self_healing_tasks" / "jobs" / "beat.py")
     assert again["weekly_report"] == f"scheduled in {settings}"
+    assert again["purge_unscanned"] == f"scheduled in {beat}"  # through ``SCHEDULE |= NIGHTLY_ONLY``
     assert again["hourly_totals"] == "scheduled by its decorator"
     assert again["recount"] == f"scheduled in {PROJECTS / 'self_healing_tasks' / 'jobs' / 'directives.py'}"
     assert again["process_cancel"] == (
-        f"swept by `jobs.events.resweep` (the rows with `status` Event.PENDING, scheduled in {settings}),"
+        f"swept by `jobs.events.resweep` (the rows with `status` Event.PENDING, scheduled in {beat}),"
         " which enqueues it again"
     )
     assert again["sync_file"] == (
-        f"swept by `jobs.files.reconcile` (the rows with `synced` False, scheduled in {settings}),"
+        f"swept by `jobs.files.reconcile` (the rows with `synced` False, scheduled in {beat}),"
         " which does the work and sets `synced` itself"
     )
+    assert again["render_thumbnail"] == (
+        "swept by `jobs.files.render_missing_thumbnails` (the rows with `rendered_at` None,"
+        f" scheduled in {settings}), which does the work and sets `rendered_at` itself"
+    )
+    assert again["refund_swept"].endswith("which enqueues it again")
     assert [name for name, how in sorted(again.items()) if how is None] == [
-        "adhoc_report", "archive_event", "audit_event", "convert_rates", "notify_partner", "scan_upload"
+        "adhoc_report", "archive_event", "audit_event", "charge_invoice", "confirm_order", "convert_rates",
+        "hourly_without_a_beat", "notify_partner", "pack_order", "scan_upload", "send_invoice", "ship_order",
+        "sync_account",
     ]
 
 
@@ -132,3 +141,4 @@ def test_a_beat_entry_removed_in_another_file_renews_the_cached_finding(tmp_path
     assert weekly_reported()
     settings.write_text(text)
     assert not weekly_reported()
+

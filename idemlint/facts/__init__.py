@@ -193,7 +193,26 @@ class ModuleFacts:
             function = functions.get(name)
             if function is not None and any(_decorator_name(d.decorator) == binding for d in function.decorators):
                 found.append(function)
-        return tuple(found)
+        # Used otherwise too (``charge = retrying(_charge)``, on a method): tasks not known.
+        return tuple(found) if self._uses(binding) == 1 + len(found) else ()
+
+    def _uses(self, name: str) -> int:
+        """How often the module spells ``name`` (its definitions left as text read by CPython)."""
+        count = 0
+        stack: List[cst.CSTNode] = [self.module]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Name) and node.value == name:
+                count += 1
+            stack.extend(node.children)
+        for definitions in (self.index.functions, self.index.classes):
+            for defined in definitions:
+                outline = definitions.outline(defined)
+                if outline is not None:
+                    count += sum(
+                        1 for n in ast.walk(outline.statement) if isinstance(n, ast.Name) and n.id == name
+                    )
+        return count
 
 
 def _decorator_name(expression: cst.BaseExpression) -> Optional[str]:

@@ -407,9 +407,8 @@ class _Walker:
         inherited = self.inherited_place(given, self.class_options_of(call, classified[1]))
         place = self.place(*inherited, app, subject=subject)
         self.task_arguments(call.args, place)
-        place.own_schedule = bool(written & catalog.SCHEDULE_OPTIONS) or "periodic" in (
-            self.resolver.resolve(call.func) or ""
-        ).rpartition(".")[2]
+        # Celery 4 dropped ``run_every`` on other tasks: only a periodic decorator schedules.
+        place.own_schedule = "periodic" in (self.resolver.resolve(call.func) or "").rpartition(".")[2]
         return place
 
     def class_options_of(

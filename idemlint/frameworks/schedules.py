@@ -22,6 +22,7 @@ so a sweep or an entry check inside a helper is not seen.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
@@ -29,6 +30,7 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.names import Resolver, literal_text
+from idemlint.semantic.queries import filter_terms, statement_of
 
 # A state a query selects rows by: the field and the text of its value
 # (``"None"`` for ``field__isnull=True``).
@@ -39,37 +41,136 @@ State = Tuple[str, str]
 class ScheduleEntry:
     """Something a module schedules: a qualified name (``by_name`` False) or
     the text a beat entry gives as ``"task"`` (a dotted path or the name a
-    task is registered under)."""
+    task is registered under), or a name whose value holds beat entries."""
 
     target: str
     by_name: bool
+    # ``target`` is a constant a beat schedule is built of
+    # (``CELERY_BEAT_SCHEDULE = dict(PERIODIC_TASKS)``): its entries count.
+    holds_entries: bool = False
 
 
 @dataclass(frozen=True)
 class Sweep:
     """A loop of a scheduled function over rows selected by ``state``: the
     tasks it enqueues in the loop (qualified, as the sweeper's module
-    resolves them), whether it writes the state's field there, and the
-    model it selects from (qualified; None when not read)."""
+    resolves them), whether it writes the field a done value there (the
+    work done: ``cached = True``, ``status = Status.SENT``; not
+    ``status = EXPIRED``), and the model it selects from (qualified; None
+    when not read)."""
 
     state: State
     enqueued: FrozenSet[str]
-    writes_state: bool
+    marks_done: bool
     model: Optional[str]
 
 
-def schedule_entries(roots: Sequence[cst.CSTNode], resolver: Resolver) -> Iterator[ScheduleEntry]:
-    """The beat entries and ``add_periodic_task`` calls under ``roots``."""
-    for node in _walk(roots):
-        if isinstance(node, cst.Dict):
-            named = _beat_entry_task(node)
-            if named is not None:
-                yield ScheduleEntry(named, by_name=True)
-        elif isinstance(node, cst.Call) and _method(node) in catalog.SCHEDULING_METHODS:
-            signature = _argument(node, *catalog.SCHEDULED_SIGNATURE)
-            qualified = resolver.resolve(_unsigned(signature)) if signature is not None else None
-            if qualified is not None:
-                yield ScheduleEntry(qualified, by_name=False)
+def schedule_entries(
+    roots: Sequence[cst.CSTNode], resolver: Resolver, schedules: Sequence[cst.BaseExpression] = ()
+) -> Iterator[ScheduleEntry]:
+    """The beat entries of the beat schedules under ``roots`` (and of
+    ``schedules``, values known to be beat schedules) and their
+    ``add_periodic_task`` calls (a name a function binds itself is not
+    read: it may be anything)."""
+    for schedule in schedules:
+        yield from _beat_entries(schedule, resolver)
+    for root in roots:
+        local = _locally_bound(root) if isinstance(root, cst.FunctionDef) else frozenset()
+        for node in _walk((root,)):
+            found = _beat_schedule(node)
+            if found is not None:
+                yield from _beat_entries(found, resolver)
+            elif isinstance(node, cst.Call) and _method(node) in catalog.SCHEDULING_METHODS:
+                signature = _argument(node, *catalog.SCHEDULED_SIGNATURE)
+                task = _unsigned(signature) if signature is not None else None
+                head = task
+                while isinstance(head, cst.Attribute):
+                    head = head.value
+                if task is None or (isinstance(head, cst.Name) and head.value in local):
+                    continue
+                qualified = resolver.resolve(task)
+                if qualified is not None:
+                    yield ScheduleEntry(qualified, by_name=False)
+
+
+def may_schedule(statement: ast.stmt) -> bool:
+    """Whether CPython's statement of a definition may hold a beat schedule
+    or an ``add_periodic_task`` call (the others are not parsed)."""
+    for node in ast.walk(statement):
+        named = (
+            node.attr if isinstance(node, ast.Attribute)
+            else node.id if isinstance(node, ast.Name)
+            else node.arg if isinstance(node, ast.keyword)
+            else node.value if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            else None
+        )
+        if named is not None and (named in catalog.SCHEDULING_METHODS or names_beat_schedule(named)):
+            return True
+    return False
+
+
+def _beat_entries(schedule: cst.BaseExpression, resolver: Resolver) -> Iterator[ScheduleEntry]:
+    """The entries of a beat schedule, and the names it is built of
+    (``dict(PERIODIC_TASKS)``, ``BASE | EXTRA``, ``{**BASE, ...}``)."""
+    for node in _walk((schedule,)):
+        named = _beat_entry_task(node)
+        if named is not None:
+            yield ScheduleEntry(named, by_name=True)
+        elif isinstance(node, cst.Name) and node.value not in ("dict", "True", "False", "None"):
+            yield ScheduleEntry(resolver.resolve(node) or node.value, by_name=False, holds_entries=True)
+
+
+def _beat_schedule(node: cst.CSTNode) -> Optional[cst.BaseExpression]:
+    """The value given to a beat schedule setting: ``beat_schedule = {...}``,
+    ``CELERY_BEAT_SCHEDULE = {...}`` (``|=``, ``.update({...})``, an entry
+    ``[name] = {...}``), ``app.conf.beat_schedule = ...``,
+    ``conf["beat_schedule"] = ...``, ``update(beat_schedule=...)``, a
+    ``"beat_schedule": {...}`` entry."""
+    if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        if node.value is not None and any(
+            names_beat_schedule(_target_name(t))
+            or (isinstance(t, cst.Subscript) and names_beat_schedule(_target_name(t.value)))  # ``SCHEDULE["x"] = {...}``
+            for t in targets
+        ):
+            return node.value
+    elif (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "update"
+        and names_beat_schedule(_target_name(node.func.value))
+        and node.args
+    ):
+        return node.args[0].value  # ``CELERY_BEAT_SCHEDULE.update({...})``
+    elif isinstance(node, cst.Arg) and node.keyword is not None and names_beat_schedule(node.keyword.value):
+        return node.value
+    elif isinstance(node, cst.DictElement) and names_beat_schedule(literal_text(node.key)):
+        return node.value
+    return None
+
+
+def _target_name(target: cst.BaseExpression) -> Optional[str]:
+    if isinstance(target, cst.Name):
+        return target.value
+    if isinstance(target, cst.Attribute):
+        return target.attr.value
+    if isinstance(target, cst.Subscript) and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
+        return literal_text(target.slice[0].slice.value)
+    return None
+
+
+def names_beat_schedule(name: Optional[str]) -> bool:
+    return name is not None and name.lower().endswith(catalog.BEAT_SCHEDULE_SETTING)
+
+
+def _locally_bound(function: cst.FunctionDef) -> FrozenSet[str]:
+    """The names a function assigns (not its nested functions)."""
+    bound: Set[str] = set()
+    for node in _walk(function.body.body):
+        if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr)):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            bound.update(t.value for target in targets for t in _walk((target,)) if isinstance(t, cst.Name))
+    return frozenset(bound)
 
 
 def sweeps(function: cst.FunctionDef, resolver: Resolver) -> List[Sweep]:
@@ -80,47 +181,106 @@ def sweeps(function: cst.FunctionDef, resolver: Resolver) -> List[Sweep]:
         if not isinstance(node, cst.For):
             continue
         calls = list(_query_calls(node.iter, assigned))
-        for state in (s for call in calls if _method(call) in catalog.SWEEP_SELECTING_METHODS for s in _states(call)):
+        for state in (s for call in calls if _method(call) in catalog.SELECTING_METHODS for s in _states(call)):
             found.append(Sweep(
                 state,
                 frozenset(_enqueued(node.body, resolver)),
-                _writes_field(node.body, state[0]),
+                any(_is_done_value(state, written) for written in _written(node.body, state[0])),
                 _model(calls, resolver),
             ))
     return found
 
 
-def requires_on_entry(function: cst.FunctionDef, state: State) -> bool:
-    """Whether ``function`` fetches its row by ``state`` or tests the
-    state's field (``if not row.cached:``, ``if event.status != X: return``)."""
-    field, value = state
+def requires_on_entry(function: cst.FunctionDef, sweep: Sweep, resolver: Resolver, same_model: bool) -> bool:
+    """Whether ``function`` requires its row in the state ``sweep``
+    selects: it fetches the row by that state (``get(id=..., status=X)``)
+    or tests the field against it (``if not row.cached:`` for a selected
+    ``False``, ``if event.status != X: return``), and it never moves the
+    row to a state of work in progress (``status = "running"``), where a
+    lost run would leave it out of the sweep.  With ``same_model``, the row
+    must be of the model the sweep selects (fetched from it)."""
+    field, _ = sweep.state
+    if any(_words(written) & catalog.IN_PROGRESS_STATE_WORDS for written in _written(function.body, field)):
+        return False
+    assigned = _single_assignments(function)
     for node in _walk(function.body.body):
-        if isinstance(node, cst.Call) and _method(node) in catalog.ENTRY_FETCHING_METHODS:
-            if state in _states(node):
+        if isinstance(node, cst.Call) and _method(node) in catalog.FILTERING_METHODS and sweep.state in _states(node):
+            model = _model(list(_query_calls(node, assigned)), resolver)
+            if not same_model or (model is not None and model == sweep.model):
                 return True
-        elif isinstance(node, (cst.If, cst.While)) and any(
-            isinstance(part, cst.Attribute) and part.attr.value == field for part in _walk((node.test,))
-        ):
-            return True
+        elif isinstance(node, (cst.If, cst.While)):
+            for row in _rows_tested(node.test, sweep.state):
+                if not same_model or _fetched_from(row, assigned, sweep.model, resolver):
+                    return True
     return False
 
 
-def references(function: cst.FunctionDef, qualified: str, resolver: Resolver) -> bool:
-    """Whether ``function`` names ``qualified`` (a model it fetches)."""
+def _rows_tested(test: cst.BaseExpression, state: State) -> Iterator[Optional[str]]:
+    """The rows (the names holding them) a test compares with ``state``:
+    ``row.field == value`` (``!=``, ``is``), or the field's truth for a
+    selected ``False``, ``None`` or ``True``."""
+    field, value = state
+    for node in _walk((test,)):
+        if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
+            left, right = node.left, node.comparisons[0].comparator
+            if isinstance(left, cst.Attribute) and left.attr.value == field and _text(right) == value:
+                yield _holder(left)
+        elif isinstance(node, cst.Attribute) and node.attr.value == field and value in ("False", "None", "True"):
+            yield _holder(node)
+
+
+def _holder(attribute: cst.Attribute) -> Optional[str]:
+    return attribute.value.value if isinstance(attribute.value, cst.Name) else None
+
+
+def _fetched_from(
+    row: Optional[str], assigned: Dict[str, cst.BaseExpression], model: Optional[str], resolver: Resolver
+) -> bool:
+    """Whether the name ``row`` holds a row fetched from ``model``
+    (``session.get(File, pk)``, ``File.objects.get(pk=pk)``)."""
+    value = assigned.get(row) if row is not None else None
+    if value is None or model is None:
+        return False
     return any(
-        isinstance(node, (cst.Name, cst.Attribute)) and resolver.resolve(node) == qualified
-        for node in _walk(function.body.body)
+        isinstance(node, (cst.Name, cst.Attribute)) and resolver.resolve(node) == model for node in _walk((value,))
     )
 
 
-def _beat_entry_task(node: cst.Dict) -> Optional[str]:
-    """The ``"task"`` of a mapping that also has a ``"schedule"``."""
+def _is_done_value(state: State, written: cst.BaseExpression) -> bool:
+    """Whether writing ``written`` to the field a sweep selects by marks
+    the work done: a done state (``Status.SENT``), or a flag selected
+    unset (``False``, ``None``) and now set, unless the flag says the row
+    was given up (``expired``, ``cancelled``)."""
+    field, selected = state
+    text = _text(written)
+    words = _words(written)
+    if text == selected or words & (catalog.IN_PROGRESS_STATE_WORDS | catalog.NOT_DONE_WORDS):
+        return False
+    if catalog.STATUS_FIELDS.match(field):
+        return bool(words & catalog.CHECKED_DONE_STATES)
+    return (
+        selected in ("False", "None")
+        and text not in ("False", "None")
+        and catalog.words(field).isdisjoint(catalog.GIVEN_UP_WORDS)
+    )
+
+
+def _words(node: cst.BaseExpression) -> FrozenSet[str]:
+    return frozenset(catalog.words(_text(node)))
+
+
+def _beat_entry_task(node: cst.CSTNode) -> Optional[str]:
+    """The ``"task"`` of an entry that also has a ``"schedule"``: a
+    mapping literal or ``dict(task=..., schedule=...)``."""
     entries: Dict[str, cst.BaseExpression] = {}
-    for element in node.elements:
-        if isinstance(element, cst.DictElement):
-            key = literal_text(element.key)
-            if key is not None:
-                entries[key] = element.value
+    if isinstance(node, cst.Dict):
+        for element in node.elements:
+            if isinstance(element, cst.DictElement):
+                key = literal_text(element.key)
+                if key is not None:
+                    entries[key] = element.value
+    elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "dict":
+        entries = {arg.keyword.value: arg.value for arg in node.args if arg.keyword is not None}
     task, schedule = catalog.BEAT_ENTRY_KEYS
     if schedule not in entries or task not in entries:
         return None
@@ -158,8 +318,9 @@ def _single_assignments(function: cst.FunctionDef) -> Dict[str, cst.BaseExpressi
 
 
 def _query_calls(node: cst.BaseExpression, assigned: Dict[str, cst.BaseExpression]) -> Iterator[cst.Call]:
-    """The calls a loop's iterable is built of, through receivers and the
-    local names assigned once (a name is followed once)."""
+    """The calls a loop's iterable is built of, through receivers, the
+    statement a session runs and the local names assigned once (a name is
+    followed once)."""
     followed: Set[str] = set()
     while True:
         if isinstance(node, cst.Name) and node.value in assigned and node.value not in followed:
@@ -170,21 +331,25 @@ def _query_calls(node: cst.BaseExpression, assigned: Dict[str, cst.BaseExpressio
         elif isinstance(node, cst.Await):
             node = node.expression
         elif isinstance(node, cst.Call):
+            if isinstance(node.func, cst.Name) and node.func.value in catalog.COLLECTION_CONVERSIONS and node.args:
+                node = node.args[0].value  # ``list(rows)``
+                continue
             yield node
-            node = node.func
+            node = statement_of(node) or node.func
         else:
             return
 
 
 def _states(call: cst.Call) -> List[State]:
-    """The states a query call selects by: ``field=`` a literal or a
-    constant (``Status.QUEUED``, ``False``), or ``field__isnull=True``."""
+    """The states a query call selects by (see :mod:`idemlint.semantic.queries`):
+    a field equal to a literal or a constant (``Status.QUEUED``, ``False``),
+    or empty (``field__isnull=True``, ``Model.field.is_(None)``)."""
     found: List[State] = []
-    for arg in call.args:
-        if arg.keyword is None:
+    for term in filter_terms(call):
+        field, _, operator = term.lookup.partition("__")
+        value = term.value
+        if term.excluded:
             continue
-        field, _, operator = arg.keyword.value.partition("__")
-        value = arg.value
         if operator in ("", "exact") and _is_constant(value):
             found.append((field, _text(value)))
         elif operator == "isnull" and isinstance(value, cst.Name) and value.value == "True":
@@ -214,24 +379,24 @@ def _enqueued(body: cst.CSTNode, resolver: Resolver) -> Iterator[str]:
                 yield qualified
 
 
-def _writes_field(body: cst.CSTNode, field: str) -> bool:
-    """An assignment to ``row.<field>`` or an ``update(<field>=...)``."""
+def _written(body: cst.CSTNode, field: str) -> Iterator[cst.BaseExpression]:
+    """What ``body`` writes to ``row.<field>`` or by ``update(<field>=...)``."""
     for node in _walk((body,)):
-        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+        if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
             targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
             if any(isinstance(t, cst.Attribute) and t.attr.value == field for t in targets):
-                return True
+                yield node.value
         elif isinstance(node, cst.Call) and _method(node) in catalog.STATE_WRITE_METHODS:
-            if any(arg.keyword is not None and arg.keyword.value == field for arg in node.args):
-                return True
-    return False
+            yield from (arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == field)
 
 
 def _model(calls: Sequence[cst.Call], resolver: Resolver) -> Optional[str]:
-    """The model a query selects from: ``query(Model)``'s argument, or the
-    class whose manager it starts from (``Model.objects``)."""
+    """The model a query selects from: ``query(Model)``'s or
+    ``select(Model)``'s argument, or the class whose manager it starts from
+    (``Model.objects``)."""
     for call in calls:
-        if _method(call) == "query" and call.args:
+        called = _method(call) or (call.func.value if isinstance(call.func, cst.Name) else None)
+        if called in ("query", "select") and call.args:  # ``session.query(Model)``, ``select(Model)``
             return resolver.resolve(call.args[0].value)
     innermost = calls[-1].func if calls else None
     while isinstance(innermost, (cst.Attribute, cst.Call)):

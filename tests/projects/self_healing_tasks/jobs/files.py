@@ -1,5 +1,5 @@
 from celery import shared_task
-from sqlalchemy import Boolean, Column, Integer
+from sqlalchemy import Boolean, Column, Integer, select
 from sqlalchemy.orm import declarative_base
 
 from jobs.storage import copy_to_cache, scan, session
@@ -11,6 +11,12 @@ class StoredFile(Base):
     __tablename__ = "files"
     id = Column(Integer, primary_key=True)
     synced = Column(Boolean, default=False)
+
+
+class Thumbnail(Base):
+    __tablename__ = "thumbnails"
+    id = Column(Integer, primary_key=True)
+    rendered_at = Column(Integer, nullable=True)
 
 
 class Upload(Base):
@@ -47,3 +53,17 @@ def scan_upload(upload_id):
 def purge_unscanned():
     for upload in session.query(Upload).filter_by(scanned=False):
         session.delete(upload)
+
+
+@shared_task(acks_late=True)
+def render_thumbnail(thumbnail_id):
+    thumbnail = session.get(Thumbnail, thumbnail_id)
+    if thumbnail.rendered_at is None:
+        copy_to_cache(thumbnail)
+
+
+@shared_task
+def render_missing_thumbnails(now):
+    for thumbnail in session.scalars(select(Thumbnail).where(Thumbnail.rendered_at.is_(None))):
+        copy_to_cache(thumbnail)
+        thumbnail.rendered_at = now
