@@ -466,7 +466,7 @@ def _cached_or_analysed(
     django_apps = sorted(path for path in files.files if path.endswith(_DJANGO_APP_FILES))
     apps = "\0".join((
         *files.app_files, "\1", *files.named_task_files, "\1", *files.implementing_files, "\1", *django_apps,
-        "\1", *files.schedule_files,
+        "\1", *files.schedule_files, "\1", *files.registering_files,
     ))
     keys = [""] * len(candidates)
     if cache is not None:
@@ -671,7 +671,7 @@ class _WorkerRun:
             files = self.files
             project = Project(
                 files.files, self.settings.task_decorators, files.app_files, files.overlay,
-                files.named_task_files, files.implementing_files, files.schedule_files,
+                files.named_task_files, files.implementing_files, files.schedule_files, files.registering_files,
             )
             summaries = Summaries()
             self._state = (project, summaries, _sub_tasks(project, self.settings, summaries))
@@ -811,8 +811,9 @@ class _ProjectFiles:
     buffers they are read from first, the files holding tasks whose
     text may register one under a name of its own (:data:`_NAME_TEXT`),
     the files whose text may declare a class implements an interface
-    (:data:`_IMPLEMENTS_TEXT`), and those whose text may schedule a task
-    (:data:`_SCHEDULE_TEXT`)."""
+    (:data:`_IMPLEMENTS_TEXT`), those whose text may schedule a task
+    (:data:`_SCHEDULE_TEXT`) and those whose text may register an object
+    under a name (:data:`_REGISTER_TEXT`)."""
 
     files: List[str]
     app_files: Tuple[str, ...] = ()
@@ -820,6 +821,7 @@ class _ProjectFiles:
     named_task_files: Tuple[str, ...] = ()
     implementing_files: Tuple[str, ...] = ()
     schedule_files: Tuple[str, ...] = ()
+    registering_files: Tuple[str, ...] = ()
 
 
 # ``app = Celery(...)``, ``app.Task = X``, ``Celery(task_cls=...)``: what
@@ -839,6 +841,10 @@ _IMPLEMENTS_TEXT = b"implementer("
 # A beat schedule (``beat_schedule``, ``CELERY_BEAT_SCHEDULE``) or
 # ``add_periodic_task``: where IDM009 looks for what runs on a schedule.
 _SCHEDULE_TEXT = (b"beat_schedule", b"BEAT_SCHEDULE", b"add_periodic_task")
+# ``register_service_factory(factory, name="aws.session")``: an object
+# looked up by a name (``find_service(name="aws.session")``) is looked for
+# only in such files (see idemlint.semantic.registries.NamedRegistrations).
+_REGISTER_TEXT = b"register"
 
 
 def _may_configure_an_app(raw: bytes) -> bool:
@@ -876,6 +882,7 @@ def _candidates(
     app_files: List[str] = []
     implementing: List[str] = []
     scheduling: List[str] = []
+    registering: List[str] = []
     seen: Dict[str, "Screened"] = {}
     digests: Dict[str, str] = {}
     names = _ProjectDecoratorNames()
@@ -896,6 +903,8 @@ def _candidates(
             implementing.append(path)
         if any(text in raw for text in _SCHEDULE_TEXT):
             scheduling.append(path)
+        if _REGISTER_TEXT in raw and _NAME_TEXT.search(raw) is not None:
+            registering.append(path)
         names.add(path, screened)
         if screened.holds_tasks:
             candidates.append((path, raw))
@@ -906,7 +915,9 @@ def _candidates(
     order = {path: number for number, path in enumerate(paths)}
     candidates.sort(key=lambda candidate: order[candidate[0]])
     named = tuple(path for path, raw in candidates if b"name" in raw and _NAME_TEXT.search(raw) is not None)
-    files = _ProjectFiles(list(paths), tuple(app_files), overlay, named, tuple(implementing), tuple(scheduling))
+    files = _ProjectFiles(
+        list(paths), tuple(app_files), overlay, named, tuple(implementing), tuple(scheduling), tuple(registering)
+    )
     return candidates, problems, files, seen, digests
 
 
@@ -1540,7 +1551,7 @@ def _tasks_in_chunk(
     project = Project(
         files.files, settings.task_decorators, files.app_files,
         named_task_files=files.named_task_files, implementing_files=files.implementing_files,
-        schedule_files=files.schedule_files,
+        schedule_files=files.schedule_files, registering_files=files.registering_files,
     )
     modules: List["LoadedModule"] = []
     problems: List[FileProblem] = []

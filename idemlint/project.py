@@ -100,6 +100,7 @@ class Project:
         named_task_files: Sequence[str] = (),
         implementing_files: Sequence[str] = (),
         schedule_files: Sequence[str] = (),
+        registering_files: Sequence[str] = (),
     ) -> None:
         """``app_files``: the files whose text may create or configure a
         Celery app (``Celery(``, ``.Task =``, ``task_cls``), read only when a
@@ -111,7 +112,10 @@ class Project:
         implements an interface (``implementer(``), read only when an
         object is looked up by an interface; ``schedule_files``: the files
         whose text may schedule a task (``schedule``, ``periodic``), read
-        only when IDM009 asks whether a lost task is run again."""
+        only when IDM009 asks whether a lost task is run again;
+        ``registering_files``: the files whose text may register an object
+        under a name (``register``, ``name=``), read only when something is
+        looked up by a name."""
         self.files: Dict[str, str] = module_files(paths)
         self._overlay = overlay
         self._task_decorators = task_decorators
@@ -119,6 +123,7 @@ class Project:
         self._named_task_files = named_task_files
         self._implementing_files = implementing_files
         self._schedule_files = schedule_files
+        self._registering_files = registering_files
         self._names_by_path: Optional[Dict[str, str]] = None
         # Every module name looked up and the file it named, in order: what an
         # analysis depends on besides its own file (see idemlint.cache).
@@ -553,6 +558,11 @@ class Project:
         """The modules whose text may declare a class implements an
         interface (``implementer(``), each recorded as looked up."""
         return self._modules_of(self._implementing_files)
+
+    def modules_registering(self) -> List[LoadedModule]:
+        """The modules whose text may register an object under a name
+        (``register``, ``name=``), each recorded as looked up."""
+        return self._modules_of(self._registering_files)
 
     def _modules_of(self, paths: Sequence[str]) -> List[LoadedModule]:
         if self._names_by_path is None:

@@ -202,3 +202,36 @@ def test_an_app_relabelled_renews_the_cached_lookup(tmp_path: pathlib.Path) -> N
     assert codes(project, Cache(cache_dir, DEFAULT_SETTINGS)) == []
     write(tmp_path, {"shop/orders/apps.py": APPS_MODULE.format(label='"orders"')})
     assert codes(project, Cache(cache_dir, DEFAULT_SETTINGS)) == [("models.py", 7, "IDM013")]
+
+
+NAMED = {
+    "desk/__init__.py": "",
+    "desk/tasks.py": """
+        from celery import shared_task
+
+        @shared_task
+        def publish(request, payload):
+            request.find_service(name="desk.poster").post(payload)
+    """,
+}
+NAMED_POSTER = """
+    import requests
+
+    class HttpPoster:
+        def post(self, payload):
+            requests.post("https://hooks.example/publish", json=payload)
+
+    def includeme(config):
+        config.register_service(HttpPoster(), name="desk.poster")
+"""
+
+
+def test_a_registration_by_name_added_in_another_file_renews_the_cached_caller(tmp_path: pathlib.Path) -> None:
+    write(tmp_path, NAMED)
+    cache_dir = str(tmp_path / DIRECTORY_NAME)
+    project = [str(tmp_path / "desk")]
+    assert codes(project, Cache(cache_dir, DEFAULT_SETTINGS)) == []
+    write(tmp_path, {"desk/posters.py": NAMED_POSTER})
+    assert codes(project, Cache(cache_dir, DEFAULT_SETTINGS)) == [("posters.py", 6, "IDM002")]
+    write(tmp_path, {"desk/posters.py": NAMED_POSTER.replace('name="desk.poster"', 'name="desk.other"')})
+    assert codes(project, Cache(cache_dir, DEFAULT_SETTINGS)) == []

@@ -10,6 +10,9 @@ its variations and safe twins marked ``# expect: IDMnnn``:
   own body enters it (IDM006);
 - ``locks_around_sends``: a message sent under a lock that is let go after
   the send, which keeps no redelivery out (IDM013);
+- ``named_registrations``: objects looked up by the name the project
+  registers them under (a factory, a class, a factory method, an instance,
+  the name in a constant), and the message each sends (IDM013);
 - ``self_healing_tasks``: late acks on tasks that are run again anyway, by
   their schedule or by a scheduled sweep, and their twins (IDM009).
 """
@@ -31,7 +34,7 @@ from idemlint.settings import DEFAULT_SETTINGS
 from idemlint.findings import Finding
 
 PROJECTS = pathlib.Path(__file__).parent / "projects"
-NAMES = ["keys_on_paths", "lock_context_managers", "locks_around_sends", "self_healing_tasks"]
+NAMES = ["keys_on_paths", "lock_context_managers", "locks_around_sends", "named_registrations", "self_healing_tasks"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -142,3 +145,12 @@ def test_a_beat_entry_removed_in_another_file_renews_the_cached_finding(tmp_path
     settings.write_text(text)
     assert not weekly_reported()
 
+
+def test_a_name_nothing_registers_stays_unresolved(run_cli: RunCli) -> None:
+    status, out, err = run_cli("tasks", "--format", "json", str(PROJECTS / "named_registrations"))
+    assert (status, err) == (0, "")
+    by_task = {task["name"].rpartition(".")[2]: task for task in json.loads(out)}
+    assert [site["call"] for site in by_task["mail_unregistered"]["unresolved"]] == [
+        "request.find_service(...)", 'request.find_service(name="nothing.here").send(...)'
+    ]
+    assert by_task["notify_user"]["calls"]["followed"] == 1

@@ -31,6 +31,7 @@ from idemlint.names import Resolver, children, descendants, dotted_name, import_
 from idemlint.semantic import reach
 from idemlint.semantic.enqueue import Enqueues
 from idemlint.semantic.transactions import Opened, Transactions
+from idemlint.semantic.registries import is_named_lookup
 from idemlint.semantic.values import NONE, Library, ProjectValue, Value, Values, Walked, possibilities, runs_library_code
 from idemlint.statements import is_exit
 from idemlint.tasks import ModuleIndex, Task
@@ -830,8 +831,10 @@ class TraceBuilder:
     def _looks_up_in_chain(self, node: cst.BaseExpression, scope: FunctionScope) -> bool:
         """Whether a receiver is reached through a call that may look an
         object up by its class (``find_service(IMailer)``, ``get(Notifier)``):
-        one given a project class as a positional argument, or a class by
-        the name a registry keeps it under (``apps.get_model(...)``), among
+        one given a project class as a positional argument, a class by
+        the name a registry keeps it under (``apps.get_model(...)``), or an
+        object by the name the project registers it under (a ``name=``
+        alone, see :class:`idemlint.semantic.registries.NamedRegistrations`), among
         the links nearest the call (a lookup's result is used at once)."""
         for _ in range(MAX_LOOKUP_LINKS):
             if not isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
@@ -839,6 +842,8 @@ class TraceBuilder:
             if isinstance(node, cst.Call):
                 if scope.resolver.resolve(node.func) in catalog.APP_MODEL_LOOKUPS:
                     return True  # ``apps.get_model("orders", "Order")``: a class by its registered name
+                if is_named_lookup(node):
+                    return True  # ``registry.lookup(name="mailer")``: an object by the name it is registered under
                 for arg in node.args:
                     if arg.keyword is None and not arg.star and isinstance(arg.value, (cst.Name, cst.Attribute)):
                         if isinstance(self.calls.value_of(arg.value, scope), ProjectClass):

@@ -36,7 +36,7 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.names import descendants, dotted_name, import_bindings
-from idemlint.semantic.registries import AppLabels
+from idemlint.semantic.registries import AppLabels, NamedRegistrations, is_named_lookup
 from idemlint.semantic.resolution import (
     Definition, Instance, ProjectClass, Rows, Statements, assigned_in, blocks, imports_in, in_classmethod,
     is_classmethod, is_self,
@@ -319,8 +319,11 @@ class Defined(Environment):
             return declared if declared is not None else Unknown("a parameter")
         assigned = self._assigned().get(name)
         if assigned is None:
+            imported = values.imported_by(self.function, self.module.index.package).get(name)
+            if imported is not None:  # ``from google.cloud import bigquery`` in the body
+                return values.imported(imported)
             if name in self._bound():
-                return Unknown("bound in a way the analysis does not follow")  # for, with, except, import
+                return Unknown("bound in a way the analysis does not follow")  # for, with, except
             return None
         return one_of(values.denote(value, self) for value in assigned)
 
@@ -368,6 +371,7 @@ class Values:
         self._cycles = 0
         self._returns: Dict[Tuple[int, Optional[Tuple[int, str]], bool], Value] = {}
         self._apps = AppLabels(calls)
+        self._named = NamedRegistrations(calls)
         # Per function (kept with it: an id is a node's only while it lives).
         self._stores: Dict[int, Tuple[cst.FunctionDef, FrozenSet[str]]] = {}
 
@@ -723,11 +727,12 @@ class Values:
             return self._looked_up(call, where) or Unknown("what a call of a value not known returns")
         return Unknown("what a call of a value not known returns")
 
-    def _looked_up(self, call: cst.Call, where: Environment) -> Optional[Value]:
+    def _looked_up(self, call: cst.Call, where: Environment, by_name: bool = True) -> Optional[Value]:
         """What a lookup by a project class gives (``find_service(IMailer)``,
         ``session.get(Order, pk)``, a container's ``get(Notifier)``): an
         instance of it, when one positional argument is a project class.
-        Its members are the class's own; any other stays unknown."""
+        Its members are the class's own; any other stays unknown.  With
+        ``by_name``, a call given a ``name=`` alone is a lookup by name."""
         classes = []
         for arg in call.args:
             if arg.keyword is not None or arg.star or not isinstance(arg.value, (cst.Name, cst.Attribute)):
@@ -737,7 +742,33 @@ class Values:
             given = where.project_value(arg.value, self.calls)
             if isinstance(given, ProjectValue) and isinstance(given.value, ProjectClass):
                 classes.append(given.value)
-        return ProjectValue(Instance(classes[0])) if len(classes) == 1 else None
+        if len(classes) == 1:
+            return ProjectValue(Instance(classes[0]))
+        return self._looked_up_by_name(call, where) if by_name and not classes else None
+
+    def _looked_up_by_name(self, call: cst.Call, where: Environment) -> Optional[Value]:
+        """What a lookup given only a literal ``name=`` gives
+        (``find_service(name="aws.session")``): what the project registers
+        under that name (:class:`NamedRegistrations`), a factory (a
+        function, a class, a method) called, an instance as it is.  A name
+        nothing registers, or anything else registered, is not known."""
+        if not is_named_lookup(call):
+            return None
+        named = next(arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == "name")
+        texts = self.texts(named, where)
+        if texts is None or len(texts) != 1:
+            return None
+        found: List[Value] = []
+        for handed, module in self._named.under(texts[0], lambda node, home: self.texts(node, ModuleLevel(home))):
+            value = self.denote(handed, ModuleLevel(module))
+            target = value.value if isinstance(value, ProjectValue) else None
+            if isinstance(target, Instance):
+                found.append(value)
+            elif isinstance(target, (ProjectClass, Definition)):
+                found.append(self.called(value, None, ModuleLevel(module)))
+            else:
+                return None
+        return one_of(found) if found else None
 
     def _lazy_model(self, spelled: cst.BaseExpression, module: "LoadedModule") -> Optional[ProjectClass]:
         """The project model ``"label.Model"`` names, as Django reads such a
@@ -804,7 +835,7 @@ class Values:
             # ``payload.get("handler", Handler())``: the default, where the key is missing.
             return one_of((result, self.denote(default, where)))
         looked_up = (
-            self._looked_up(call, where)
+            self._looked_up(call, where, by_name=False)  # a library's own ``name=`` is no project registration
             if call is not None and not catalog.matches_any(catalog.BUILT_FROM_A_CLASS, name)
             else None
         )
@@ -914,11 +945,15 @@ class Values:
 
     def imported_in(self, scope: "FunctionScope") -> Dict[str, str]:
         """The names the ``import`` statements of a function bind."""
-        key = id(scope.function)
+        return self.imported_by(scope.function, scope.index.package)
+
+    def imported_by(self, function: cst.FunctionDef, package: Optional[str]) -> Dict[str, str]:
+        """The names the ``import`` statements of ``function`` bind (in ``package``)."""
+        key = id(function)
         if key not in self._function_imports:
             bound: Dict[str, str] = {}
-            for statement in imports_in(scope.function.body.body):
-                bound.update(import_bindings(statement, scope.index.package))
+            for statement in imports_in(function.body.body):
+                bound.update(import_bindings(statement, package))
             self._function_imports[key] = bound
         return self._function_imports[key]
 
