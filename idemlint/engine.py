@@ -1718,7 +1718,7 @@ def _info(task: "Task", home: "LoadedModule", line: int, project: "Project") -> 
     name = _qualified(task, home)
     recognised = _project_binding(task.recognised, project)
     origins = tuple((key, task.origins[key]) for key, _ in options if key in task.origins)
-    runs_again = _runs_again(task, home, project, name) if task.framework == "celery" else None
+    runs_again = _runs_again(task, home, project, name) if task.framework in ("celery", "custom") else None
     return TaskInfo(task.framework, name, home.path, line, recognised, options, origins, runs_again=runs_again)
 
 
