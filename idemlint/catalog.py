@@ -1728,6 +1728,12 @@ FILTERING_METHODS = frozenset({"filter", "exclude", "get", "aget", "filter_by", 
 EXPRESSION_FILTERING_METHODS = frozenset({"filter", "where"})
 SELECTING_METHODS = frozenset({"filter", "filter_by", "where"})
 STATEMENT_RUNNERS = frozenset({"execute", "scalars", "scalar", "stream", "stream_scalars", "exec"})
+# Calls given a ``name=`` alone that look up no registered object: a row
+# fetched by its name, a task sent or configured by its name
+# (idemlint.semantic.registries).
+NOT_NAMED_LOOKUPS = FILTERING_METHODS | frozenset(
+    {"first", "create", "get_or_create", "update_or_create", "send_task", "signature", "apply_async", "delay"}
+)
 BOUNDING_METHODS = frozenset({"filter", "exclude"})
 STATE_WRITE_METHODS = frozenset({"update", "aupdate"})
 # Calls that make a collection of what they are given (``list(r.lrange(...))``).

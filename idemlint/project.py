@@ -15,7 +15,7 @@ import io
 import re
 import warnings
 from dataclasses import dataclass, replace
-from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, TypeVar, Union
+from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, TypeVar, Union, cast
 
 import libcst as cst
 
@@ -147,6 +147,7 @@ class Project:
         self._tasks_found: Dict[str, Tuple[List[Task], List[Lookup]]] = {}
         self._pool_copies: Dict[Tuple[str, str], Tuple[List[Optional[str]], List[Lookup]]] = {}
         self._healing: Dict[str, Tuple[Optional[str], List[Lookup]]] = {}
+        self._remembered: Dict[str, Tuple[object, List[Lookup]]] = {}
         self._scheduled: Optional[Tuple[Dict[str, Tuple[cst.FunctionDef, LoadedModule, str]], List[Lookup]]] = None
 
     def load(self, name: str) -> Optional[LoadedModule]:
@@ -558,6 +559,17 @@ class Project:
         """The modules whose text may declare a class implements an
         interface (``implementer(``), each recorded as looked up."""
         return self._modules_of(self._implementing_files)
+
+    def remembered(self, key: str, compute: Callable[[], Found]) -> Found:
+        """A project-wide answer, computed on first use and kept for the
+        run (the project's own registrations, say); what computing it
+        looked up is recorded as looked up on every use."""
+        if key not in self._remembered:
+            start = len(self.lookups)
+            self._remembered[key] = (compute(), self.lookups[start:])
+        else:
+            self.lookups += self._remembered[key][1]
+        return cast(Found, self._remembered[key][0])
 
     def modules_registering(self) -> List[LoadedModule]:
         """The modules whose text may register an object under a name

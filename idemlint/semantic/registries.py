@@ -25,19 +25,19 @@ while some package's label cannot be read: nothing is guessed.
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from idemlint import catalog
 from idemlint.names import literal_text
 from idemlint.tasks import class_assignments
 
 if TYPE_CHECKING:
     from idemlint.semantic.resolution import Calls
-    from idemlint.project import LoadedModule, Lookup
+    from idemlint.project import LoadedModule, Lookup, Project
 
-# What a registration hands over, as written, and the module it is written in.
-Registered = Tuple[cst.BaseExpression, "LoadedModule"]
 
 
 class AppLabels:
@@ -96,75 +96,115 @@ class AppLabels:
         return only or None
 
 
+@dataclass(frozen=True)
+class Registration:
+    """One call registering an object under a name: the ``name=`` as
+    written (``literal``: its text when a string literal), what is handed
+    over, what it is registered with (``config``, ``registry``), whether
+    the method registers a factory (``register_service_factory``: the
+    lookup gets what calling it returns), and where it is written (the
+    function around it, None at module level, and the module)."""
+
+    named: cst.BaseExpression
+    literal: Optional[str]
+    handed: cst.BaseExpression
+    receiver: Optional[cst.BaseExpression]
+    factory: bool
+    function: Optional[cst.FunctionDef]
+    module: "LoadedModule"
+
+
 class NamedRegistrations:
-    """The project's registrations by name, read on the first lookup; what
-    was read is recorded as looked up on every lookup."""
+    """The project's registrations by name, read once per project (on the
+    first lookup); what was read is recorded as looked up on every lookup."""
 
     def __init__(self, calls: "Calls") -> None:
         self.calls = calls
-        # Each registration: the name as written, what is handed over, the module.
-        self._read: Optional[Tuple[List[Tuple[cst.BaseExpression, Registered]], List["Lookup"]]] = None
 
     def under(
-        self, name: str, texts: Callable[[cst.BaseExpression, "LoadedModule"], Optional[Sequence[str]]]
-    ) -> List[Registered]:
-        """Each object registered under ``name``, with its module; ``texts``
-        reads what a registration's ``name=`` may be (a literal, a constant)."""
-        return [registered for named, registered in self._registrations() if name in (texts(named, registered[1]) or ())]
-
-    def _registrations(self) -> List[Tuple[cst.BaseExpression, Registered]]:
+        self, name: str, texts: Callable[[Registration], Optional[Sequence[str]]]
+    ) -> List[Registration]:
+        """Each registration under ``name``; ``texts`` reads what a ``name=``
+        that is no string literal may be (a constant)."""
         project = self.calls.project
         if project is None:
             return []
-        if self._read is not None:
-            project.lookups += self._read[1]
-            return self._read[0]
-        start = len(project.lookups)
-        found: List[Tuple[cst.BaseExpression, Registered]] = []
-        for module in project.modules_registering():
-            for call in _registering_calls(module):
-                named = next(a.value for a in call.args if a.keyword is not None and a.keyword.value == "name")
-                handed = next(a.value for a in call.args if a.keyword is None and not a.star)
-                found.append((named, (handed, module)))
-        self._read = (found, list(project.lookups[start:]))
-        return found
+        by_literal, unspelled = project.remembered("registrations by name", lambda: _registrations(project))
+        return [*by_literal.get(name, ()), *(r for r in unspelled if name in (texts(r) or ()))]
 
 
-def _registering_calls(module: "LoadedModule") -> Iterator[cst.Call]:
-    """The calls of a module given a positional argument and a ``name=``:
-    at module level, and in its functions whose CPython statement has one
-    (the others are not parsed)."""
+def _registrations(project: "Project") -> Tuple[Dict[str, List[Registration]], List[Registration]]:
+    """The project's registrations, by the literal name they are made
+    under, and those made under a name that is no literal."""
+    by_literal: Dict[str, List[Registration]] = {}
+    unspelled: List[Registration] = []
+    for module in project.modules_registering():
+        for call, function in _registering_calls(module):
+            named = next(a.value for a in call.args if a.keyword is not None and a.keyword.value == "name")
+            handed = next(a.value for a in call.args if a.keyword is None and not a.star)
+            method = _called_name(call) or ""
+            receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
+            literal = literal_text(named)
+            registration = Registration(named, literal, handed, receiver, "factory" in method.lower(), function, module)
+            if literal is not None:
+                by_literal.setdefault(literal, []).append(registration)
+            else:
+                unspelled.append(registration)
+    return by_literal, unspelled
+
+
+def _registering_calls(module: "LoadedModule") -> Iterator[Tuple[cst.Call, Optional[cst.FunctionDef]]]:
+    """The calls of a module that register under a ``name=`` (a method
+    whose name says it registers, given a positional argument), each with
+    the function it is written in: at module level, in the classes and
+    functions parsed up front, and in the functions left as text whose
+    CPython statement has such a call (the others are not parsed)."""
     functions = module.index.functions
     roots: List[cst.CSTNode] = [module.module]
     for name in functions:
         outline = functions.outline(name)
-        if outline is None or any(_registers(node) for node in ast.walk(outline.statement)):
+        if outline is not None and any(_registers(node) for node in ast.walk(outline.statement)):
             function = functions.get(name)
             if function is not None:
                 roots.append(function)
-    seen = set()
-    stack = list(roots)
+    stack: List[Tuple[cst.CSTNode, Optional[cst.FunctionDef]]] = [(root, None) for root in roots]
     while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, cst.Call) and _named_registration(node):
-            yield node
-        stack.extend(node.children)
+        node, around = stack.pop()
+        if isinstance(node, cst.FunctionDef):
+            around = node
+        elif isinstance(node, cst.Call) and _named_registration(node):
+            yield node, around
+        stack.extend((child, around) for child in node.children)
 
 
 def is_named_lookup(call: cst.Call) -> bool:
-    """A call given a ``name=`` and no positional argument: a lookup by name."""
-    return not any(a.keyword is None for a in call.args) and any(
-        a.keyword is not None and a.keyword.value == "name" for a in call.args
+    """A call given a ``name=`` and no positional argument, whose method is
+    not a row fetch or a task's own (``objects.get(name=...)``,
+    ``send_task(name=...)``): a lookup by name."""
+    return (
+        _called_name(call) not in catalog.NOT_NAMED_LOOKUPS
+        and not any(a.keyword is None for a in call.args)
+        and any(a.keyword is not None and a.keyword.value == "name" for a in call.args)
     )
 
 
 def _named_registration(call: cst.Call) -> bool:
+    if "register" not in (_called_name(call) or "").lower():
+        return False
     positional = any(a.keyword is None and not a.star for a in call.args)
     return positional and any(a.keyword is not None and a.keyword.value == "name" for a in call.args)
 
 
+def _called_name(call: cst.Call) -> Optional[str]:
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else None
+
+
 def _registers(node: ast.AST) -> bool:
-    return isinstance(node, ast.Call) and bool(node.args) and any(k.arg == "name" for k in node.keywords)
+    if not isinstance(node, ast.Call) or not node.args or not any(k.arg == "name" for k in node.keywords):
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return "register" in name.lower()

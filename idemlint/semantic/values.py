@@ -36,7 +36,7 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.names import descendants, dotted_name, import_bindings
-from idemlint.semantic.registries import AppLabels, NamedRegistrations, is_named_lookup
+from idemlint.semantic.registries import AppLabels, NamedRegistrations, Registration, is_named_lookup
 from idemlint.semantic.resolution import (
     Definition, Instance, ProjectClass, Rows, Statements, assigned_in, blocks, imports_in, in_classmethod,
     is_classmethod, is_self,
@@ -713,6 +713,12 @@ class Values:
             target = value.value
             if isinstance(target, ProjectClass):
                 return ProjectValue(Instance(target))
+            if isinstance(target, Instance):
+                # An object called: its class's ``__call__`` (a factory object).
+                method = self.attribute(value, "__call__")
+                if isinstance(method, ProjectValue) and isinstance(method.value, Definition):
+                    return self.returned(method.value)
+                return Unknown("what calling an object returns")
             if isinstance(target, Definition):
                 returned = self.returned(target)
                 if isinstance(returned, Unknown) and call is not None:
@@ -749,26 +755,54 @@ class Values:
     def _looked_up_by_name(self, call: cst.Call, where: Environment) -> Optional[Value]:
         """What a lookup given only a literal ``name=`` gives
         (``find_service(name="aws.session")``): what the project registers
-        under that name (:class:`NamedRegistrations`), a factory (a
-        function, a class, a method) called, an instance as it is.  A name
-        nothing registers, or anything else registered, is not known."""
+        under that name (:class:`NamedRegistrations`) with the same registry
+        where both are known: what a registered factory returns, anything
+        else as it is.  A name nothing registers, or anything else than a
+        project function, class or instance registered, is not known."""
         if not is_named_lookup(call):
             return None
         named = next(arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == "name")
         texts = self.texts(named, where)
         if texts is None or len(texts) != 1:
             return None
+        receiver = self._registry_name(call.func.value, where) if isinstance(call.func, cst.Attribute) else None
         found: List[Value] = []
-        for handed, module in self._named.under(texts[0], lambda node, home: self.texts(node, ModuleLevel(home))):
-            value = self.denote(handed, ModuleLevel(module))
+        for registration in self._named.under(texts[0], self._registered_name):
+            there = self._written_in(registration)
+            registry = self._registry_name(registration.receiver, there) if registration.receiver is not None else None
+            if receiver is not None and registry is not None and registry != receiver:
+                continue  # another registry's entry of the same name
+            value = self.denote(registration.handed, there)
             target = value.value if isinstance(value, ProjectValue) else None
-            if isinstance(target, Instance):
-                found.append(value)
-            elif isinstance(target, (ProjectClass, Definition)):
-                found.append(self.called(value, None, ModuleLevel(module)))
-            else:
+            if not isinstance(target, (Instance, ProjectClass, Definition)):
                 return None
+            found.append(self.called(value, None, there) if registration.factory else value)
         return one_of(found) if found else None
+
+    def _registry_name(self, receiver: cst.BaseExpression, where: Environment) -> Optional[str]:
+        """The dotted name of a registry a module binds (``backends.email``),
+        as imported (in the function too) or bound at module level: two such
+        names that differ are two registries.  None for anything else (a
+        parameter such as Pyramid's ``config`` or ``request``)."""
+        module: Optional["LoadedModule"] = getattr(where, "module", None)
+        spelled = dotted_name(receiver)
+        if module is None or spelled is None:
+            return None
+        head, _, rest = spelled.partition(".")
+        local = self.imported_in(where.scope) if isinstance(where, Walked) else {}
+        imported = local.get(head) or module.index.imports.get(head)
+        if imported is not None:
+            return ".".join(part for part in (imported, rest) if part)
+        return f"{module.name}.{spelled}" if head in module.index.constants else None
+
+    def _written_in(self, registration: Registration) -> Environment:
+        """Where a registration's names are read: its function, else its module."""
+        if registration.function is None:
+            return ModuleLevel(registration.module)
+        return Defined(registration.function, registration.module)
+
+    def _registered_name(self, registration: Registration) -> Optional[Tuple[str, ...]]:
+        return self.texts(registration.named, self._written_in(registration))
 
     def _lazy_model(self, spelled: cst.BaseExpression, module: "LoadedModule") -> Optional[ProjectClass]:
         """The project model ``"label.Model"`` names, as Django reads such a
