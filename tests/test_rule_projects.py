@@ -123,9 +123,11 @@ def test_what_runs_a_lost_task_again_is_listed_with_the_task(run_cli: RunCli) ->
     assert again["refund_swept"].endswith("which enqueues it again")
     assert [name for name, how in sorted(again.items()) if how is None] == [
         "adhoc_report", "archive_event", "audit_event", "charge_invoice", "confirm_order", "convert_rates",
-        "hourly_without_a_beat", "notify_partner", "pack_order", "scan_upload", "send_invoice", "ship_order",
-        "sync_account",
+        "hourly_without_a_beat", "notify_partner", "pack_order", "remind_pending", "scan_upload", "send_invoice",
+        "ship_order", "sync_account",
     ]
+    assert again["close_pending"].endswith("which enqueues it again")  # a canvas over the pending rows
+    assert again["expire_pending"].endswith("which enqueues it again")  # their ids collected first
 
 
 def test_a_beat_entry_removed_in_another_file_renews_the_cached_finding(tmp_path: pathlib.Path) -> None:

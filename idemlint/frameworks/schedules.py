@@ -174,18 +174,25 @@ def _locally_bound(function: cst.FunctionDef) -> FrozenSet[str]:
 
 
 def sweeps(function: cst.FunctionDef, resolver: Resolver) -> List[Sweep]:
-    """Each loop of ``function`` over rows it selects by a state."""
+    """Each loop of ``function`` over rows it selects by a state: a ``for``
+    statement, or a comprehension whose element enqueues
+    (``group(task.s(row.id) for row in rows)``)."""
     assigned = _single_assignments(function)
     found: List[Sweep] = []
     for node in _walk(function.body.body):
-        if not isinstance(node, cst.For):
+        body: cst.CSTNode
+        if isinstance(node, cst.For):
+            iterated, body = node.iter, node.body
+        elif isinstance(node, (cst.GeneratorExp, cst.ListComp, cst.SetComp)):
+            iterated, body = node.for_in.iter, node.elt
+        else:
             continue
-        calls = list(_query_calls(node.iter, assigned))
+        calls = list(_query_calls(iterated, assigned))
         for state in (s for call in calls if _method(call) in catalog.SELECTING_METHODS for s in _states(call)):
             found.append(Sweep(
                 state,
-                frozenset(_enqueued(node.body, resolver)),
-                any(_is_done_value(state, written) for written in _written(node.body, state[0])),
+                frozenset(_enqueued(body, resolver)),
+                any(_is_done_value(state, written) for written in _written(body, state[0])),
                 _model(calls, resolver),
             ))
     return found
@@ -319,8 +326,8 @@ def _single_assignments(function: cst.FunctionDef) -> Dict[str, cst.BaseExpressi
 
 def _query_calls(node: cst.BaseExpression, assigned: Dict[str, cst.BaseExpression]) -> Iterator[cst.Call]:
     """The calls a loop's iterable is built of, through receivers, the
-    statement a session runs and the local names assigned once (a name is
-    followed once)."""
+    statement a session runs, what a comprehension goes over and the local
+    names assigned once (a name is followed once)."""
     followed: Set[str] = set()
     while True:
         if isinstance(node, cst.Name) and node.value in assigned and node.value not in followed:
@@ -330,6 +337,8 @@ def _query_calls(node: cst.BaseExpression, assigned: Dict[str, cst.BaseExpressio
             node = node.value
         elif isinstance(node, cst.Await):
             node = node.expression
+        elif isinstance(node, (cst.GeneratorExp, cst.ListComp, cst.SetComp)):
+            node = node.for_in.iter  # ``ids = [row.id for row in rows]``: the rows' ids
         elif isinstance(node, cst.Call):
             if isinstance(node.func, cst.Name) and node.func.value in catalog.COLLECTION_CONVERSIONS and node.args:
                 node = node.args[0].value  # ``list(rows)``

@@ -1,4 +1,4 @@
-from celery import shared_task
+from celery import group, shared_task
 
 from jobs.models import Event
 
@@ -72,3 +72,35 @@ def resweep():
 def archive_pending_on_request():
     for event in Event.objects.filter(status=Event.PENDING):
         archive_event.delay(event.id)
+
+
+@shared_task(acks_late=True)
+def close_pending(event_id):
+    event = Event.objects.get(id=event_id, status=Event.PENDING)
+    event.status = Event.DONE
+    event.save()
+
+
+@shared_task(acks_late=True)
+def expire_pending(event_id):
+    event = Event.objects.get(id=event_id, status=Event.PENDING)
+    event.status = Event.DONE
+    event.save()
+
+
+@shared_task(acks_late=True)  # expect: IDM009
+def remind_pending(event_id):
+    event = Event.objects.get(id=event_id, status=Event.PENDING)
+    return event.kind
+
+
+@shared_task
+def close_sweep():
+    group(close_pending.s(event.id) for event in Event.objects.filter(status=Event.PENDING)).delay()
+    ids = [event.id for event in Event.objects.filter(status=Event.PENDING)]
+    for event_id in ids:
+        expire_pending.delay(event_id)
+    # Built, never sent over the pending rows: no sweep of ``remind_pending``.
+    reminders = [event.id for event in Event.objects.filter(status=Event.DONE)]
+    for event_id in reminders:
+        remind_pending.delay(event_id)
