@@ -16,7 +16,7 @@ import libcst as cst
 from idemlint import catalog
 from idemlint.semantic.trace import Event, FunctionScope, Trace, call_label, source_text
 from idemlint.semantic.resolution import Calls, Definition
-from idemlint.names import argument, literal_text
+from idemlint.names import argument, literal_text, method_name
 from idemlint.semantic.values import NONE, Library, Values, Walked, one_of, possibilities
 from idemlint.settings import Settings
 
@@ -891,10 +891,6 @@ def starts_task(event: Event) -> str:
     """How a message says the call starts the task it enqueues:
     ``runs`` for ``t.run()`` (inline), ``enqueues`` otherwise."""
     return "runs" if isinstance(event.node, cst.Call) and method_name(event.node) == "run" else "enqueues"
-
-
-def method_name(call: cst.Call) -> Optional[str]:
-    return call.func.attr.value if isinstance(call.func, cst.Attribute) else None
 
 
 def _truthy_keyword(call: cst.Call, name: str, scope: FunctionScope) -> bool:

@@ -15,8 +15,8 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.semantic.trace import Event, FunctionScope, Trace, happens_before, source_text
-from idemlint.effects import Knowledge, is_none, method_name
-from idemlint.names import argument, children, literal_text
+from idemlint.effects import Knowledge, is_none
+from idemlint.names import argument, children, literal_text, method_name
 from idemlint.semantic.queries import filter_terms, statement_of
 
 

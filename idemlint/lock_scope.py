@@ -28,8 +28,8 @@ import libcst as cst
 from idemlint import catalog
 from idemlint.semantic.trace import Event, Trace, in_a_handler, source_text
 from idemlint.semantic.resolution import Definition, parameters
-from idemlint.effects import Knowledge, is_none, method_name
-from idemlint.names import argument, descendants
+from idemlint.effects import Knowledge, is_none
+from idemlint.names import argument, descendants, method_name
 
 if TYPE_CHECKING:
     from idemlint.facts import TaskFacts

@@ -136,6 +136,20 @@ def in_a_loop(function: cst.FunctionDef, node: cst.CSTNode) -> bool:
     return path is not None and any(isinstance(step, _LOOPS) for step in path[:-1])
 
 
+def method_name(call: cst.Call) -> Optional[str]:
+    """The method a call runs on its receiver (``send`` for ``mailer.send()``)."""
+    return call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+
+
+def called_name(call: cst.Call) -> Optional[str]:
+    """The last name a call is made by: a method's, or a function's
+    (``update`` for ``update(Model)``)."""
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else None
+
+
 def dotted_name(node: cst.BaseExpression) -> Optional[str]:
     """The spelled dotted name of a Name/Attribute chain, or None."""
     if isinstance(node, cst.Name):

@@ -23,7 +23,7 @@ from idemlint import catalog
 from idemlint.cache import UNREADABLE, content_hash
 from idemlint.findings import FileProblem
 from idemlint.frameworks.schedules import (
-    ScheduleEntry, may_schedule, names_beat_schedule, requires_on_entry, schedule_entries, sweeps,
+    ScheduleEntry, Sweep, may_schedule, names_beat_schedule, requires_on_entry, schedule_entries, sweeps,
 )
 from idemlint.modules import module_files, module_name
 from idemlint.nesting import TooDeep, cpython_parses_safely, too_deep, too_deep_parsed
@@ -148,6 +148,7 @@ class Project:
         self._pool_copies: Dict[Tuple[str, str], Tuple[List[Optional[str]], List[Lookup]]] = {}
         self._healing: Dict[str, Tuple[Optional[str], List[Lookup]]] = {}
         self._remembered: Dict[str, Tuple[object, List[Lookup]]] = {}
+        self._sweeps: Dict[str, List[Sweep]] = {}
         self._scheduled: Optional[Tuple[Dict[str, Tuple[cst.FunctionDef, LoadedModule, str]], List[Lookup]]] = None
 
     def load(self, name: str) -> Optional[LoadedModule]:
@@ -356,7 +357,9 @@ class Project:
         if task in scheduled:
             return f"scheduled in {scheduled[task][2]}"
         for sweeper, (defined, home, path) in scheduled.items():
-            for sweep in sweeps(defined, home.index.resolver()):
+            if sweeper not in self._sweeps:  # read once: every task asks about every sweeper
+                self._sweeps[sweeper] = sweeps(defined, home.index.resolver())
+            for sweep in self._sweeps[sweeper]:
                 field, value = sweep.state
                 how = f"swept by `{sweeper}` (the rows with `{field}` {value}, scheduled in {path})"
                 enqueued = task in {self._function_named(name, home) for name in sweep.enqueued}

@@ -39,7 +39,7 @@ from idemlint.facts.self_enqueue import SelfEnqueue, self_enqueues
 from idemlint.facts.unique_inserts import UniqueInsert, unique_inserts
 from idemlint.frameworks.celery_acks import LateAcks, copied_by_in_process_workers, late_acks_without_reject
 from idemlint.guards import Guards
-from idemlint.names import Resolver
+from idemlint.names import Resolver, descendants
 from idemlint.tasks import Decorators, ModuleIndex, Task
 
 
@@ -198,13 +198,7 @@ class ModuleFacts:
 
     def _uses(self, name: str) -> int:
         """How often the module spells ``name`` (its definitions left as text read by CPython)."""
-        count = 0
-        stack: List[cst.CSTNode] = [self.module]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, cst.Name) and node.value == name:
-                count += 1
-            stack.extend(node.children)
+        count = sum(1 for node in descendants(self.module) if isinstance(node, cst.Name) and node.value == name)
         for definitions in (self.index.functions, self.index.classes):
             for defined in definitions:
                 outline = definitions.outline(defined)

@@ -17,8 +17,8 @@ import libcst as cst
 
 from idemlint import catalog
 from idemlint.semantic.trace import Event, Trace, call_label, happens_before, in_a_handler, source_text
-from idemlint.effects import Knowledge, method_name
-from idemlint.names import argument, children, descendants, dotted_name, literal_text
+from idemlint.effects import Knowledge
+from idemlint.names import argument, children, descendants, dotted_name, literal_text, method_name
 
 if TYPE_CHECKING:
     from idemlint.facts import TaskFacts

@@ -29,8 +29,10 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tup
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.names import Resolver, literal_text
+from idemlint.names import Resolver, argument, called_name, children, literal_text, method_name
 from idemlint.semantic.queries import filter_terms, statement_of
+from idemlint.semantic.resolution import assigned_in, local_assignments
+from idemlint.tasks import source_text
 
 # A state a query selects rows by: the field and the text of its value
 # (``"None"`` for ``field__isnull=True``).
@@ -75,13 +77,13 @@ def schedule_entries(
     for schedule in schedules:
         yield from _beat_entries(schedule, resolver)
     for root in roots:
-        local = _locally_bound(root) if isinstance(root, cst.FunctionDef) else frozenset()
+        local = assigned_in(root) if isinstance(root, cst.FunctionDef) else frozenset()
         for node in _walk((root,)):
             found = _beat_schedule(node)
             if found is not None:
                 yield from _beat_entries(found, resolver)
-            elif isinstance(node, cst.Call) and _method(node) in catalog.SCHEDULING_METHODS:
-                signature = _argument(node, *catalog.SCHEDULED_SIGNATURE)
+            elif isinstance(node, cst.Call) and method_name(node) in catalog.SCHEDULING_METHODS:
+                signature = argument(node, *catalog.SCHEDULED_SIGNATURE)
                 task = _unsigned(signature) if signature is not None else None
                 head = task
                 while isinstance(head, cst.Attribute):
@@ -163,16 +165,6 @@ def names_beat_schedule(name: Optional[str]) -> bool:
     return name is not None and name.lower().endswith(catalog.BEAT_SCHEDULE_SETTING)
 
 
-def _locally_bound(function: cst.FunctionDef) -> FrozenSet[str]:
-    """The names a function assigns (not its nested functions)."""
-    bound: Set[str] = set()
-    for node in _walk(function.body.body):
-        if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr)):
-            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-            bound.update(t.value for target in targets for t in _walk((target,)) if isinstance(t, cst.Name))
-    return frozenset(bound)
-
-
 def sweeps(function: cst.FunctionDef, resolver: Resolver) -> List[Sweep]:
     """Each loop of ``function`` over rows it selects by a state: a ``for``
     statement, or a comprehension whose element enqueues
@@ -188,7 +180,7 @@ def sweeps(function: cst.FunctionDef, resolver: Resolver) -> List[Sweep]:
         else:
             continue
         calls = list(_query_calls(iterated, assigned))
-        for state in (s for call in calls if _method(call) in catalog.SELECTING_METHODS for s in _states(call)):
+        for state in (s for call in calls if method_name(call) in catalog.SELECTING_METHODS for s in _states(call)):
             found.append(Sweep(
                 state,
                 frozenset(_enqueued(body, resolver)),
@@ -211,7 +203,7 @@ def requires_on_entry(function: cst.FunctionDef, sweep: Sweep, resolver: Resolve
         return False
     assigned = _single_assignments(function)
     for node in _walk(function.body.body):
-        if isinstance(node, cst.Call) and _method(node) in catalog.FILTERING_METHODS and sweep.state in _states(node):
+        if isinstance(node, cst.Call) and method_name(node) in catalog.FILTERING_METHODS and sweep.state in _states(node):
             model = _model(list(_query_calls(node, assigned)), resolver)
             if not same_model or (model is not None and model == sweep.model):
                 return True
@@ -230,7 +222,7 @@ def _rows_tested(test: cst.BaseExpression, state: State) -> Iterator[Optional[st
     for node in _walk((test,)):
         if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
             left, right = node.left, node.comparisons[0].comparator
-            if isinstance(left, cst.Attribute) and left.attr.value == field and _text(right) == value:
+            if isinstance(left, cst.Attribute) and left.attr.value == field and source_text(right) == value:
                 yield _holder(left)
         elif isinstance(node, cst.Attribute) and node.attr.value == field and value in ("False", "None", "True"):
             yield _holder(node)
@@ -259,7 +251,7 @@ def _is_done_value(state: State, written: cst.BaseExpression) -> bool:
     unset (``False``, ``None``) and now set, unless the flag says the row
     was given up (``expired``, ``cancelled``)."""
     field, selected = state
-    text = _text(written)
+    text = source_text(written)
     words = _words(written)
     if text == selected or words & (catalog.IN_PROGRESS_STATE_WORDS | catalog.NOT_DONE_WORDS):
         return False
@@ -273,7 +265,7 @@ def _is_done_value(state: State, written: cst.BaseExpression) -> bool:
 
 
 def _words(node: cst.BaseExpression) -> FrozenSet[str]:
-    return frozenset(catalog.words(_text(node)))
+    return frozenset(catalog.words(source_text(node)))
 
 
 def _beat_entry_task(node: cst.CSTNode) -> Optional[str]:
@@ -294,34 +286,17 @@ def _beat_entry_task(node: cst.CSTNode) -> Optional[str]:
     return literal_text(entries[task])
 
 
-def _argument(call: cst.Call, position: int, keyword: str) -> Optional[cst.BaseExpression]:
-    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == keyword:
-            return arg.value
-    return positional[position].value if len(positional) > position else None
-
-
 def _unsigned(expression: cst.BaseExpression) -> cst.BaseExpression:
     """The task of ``task.s(...)``, ``task.si(...)``, ``task.signature(...)``."""
-    if (
-        isinstance(expression, cst.Call)
-        and isinstance(expression.func, cst.Attribute)
-        and expression.func.attr.value in ("s", "si", "signature")
-    ):
-        return expression.func.value
+    func = expression.func if isinstance(expression, cst.Call) else None
+    if isinstance(func, cst.Attribute) and func.attr.value in catalog.SIGNATURE_METHODS:
+        return func.value
     return expression
 
 
 def _single_assignments(function: cst.FunctionDef) -> Dict[str, cst.BaseExpression]:
     """The local names ``function`` assigns exactly once, with their values."""
-    values: Dict[str, List[cst.BaseExpression]] = {}
-    for node in _walk(function.body.body):
-        if isinstance(node, cst.Assign) and len(node.targets) == 1:
-            target = node.targets[0].target
-            if isinstance(target, cst.Name):
-                values.setdefault(target.value, []).append(node.value)
-    return {name: found[0] for name, found in values.items() if len(found) == 1}
+    return {name: found[0] for name, found in local_assignments(function.body.body).items() if len(found) == 1}
 
 
 def _query_calls(node: cst.BaseExpression, assigned: Dict[str, cst.BaseExpression]) -> Iterator[cst.Call]:
@@ -360,7 +335,7 @@ def _states(call: cst.Call) -> List[State]:
         if term.excluded:
             continue
         if operator in ("", "exact") and _is_constant(value):
-            found.append((field, _text(value)))
+            found.append((field, source_text(value)))
         elif operator == "isnull" and isinstance(value, cst.Name) and value.value == "True":
             found.append((field, "None"))
     return found
@@ -372,10 +347,6 @@ def _is_constant(value: cst.BaseExpression) -> bool:
     if isinstance(value, cst.Name):
         return value.value in ("True", "False", "None") or value.value.isupper()
     return isinstance(value, cst.Attribute) and isinstance(value.value, (cst.Name, cst.Attribute))
-
-
-def _text(node: cst.CSTNode) -> str:
-    return cst.Module(body=()).code_for_node(node)
 
 
 def _enqueued(body: cst.CSTNode, resolver: Resolver) -> Iterator[str]:
@@ -395,7 +366,7 @@ def _written(body: cst.CSTNode, field: str) -> Iterator[cst.BaseExpression]:
             targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
             if any(isinstance(t, cst.Attribute) and t.attr.value == field for t in targets):
                 yield node.value
-        elif isinstance(node, cst.Call) and _method(node) in catalog.STATE_WRITE_METHODS:
+        elif isinstance(node, cst.Call) and method_name(node) in catalog.STATE_WRITE_METHODS:
             yield from (arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == field)
 
 
@@ -404,7 +375,7 @@ def _model(calls: Sequence[cst.Call], resolver: Resolver) -> Optional[str]:
     ``select(Model)``'s argument, or the class whose manager it starts from
     (``Model.objects``)."""
     for call in calls:
-        called = _method(call) or (call.func.value if isinstance(call.func, cst.Name) else None)
+        called = called_name(call)
         if called in ("query", "select") and call.args:  # ``session.query(Model)``, ``select(Model)``
             return resolver.resolve(call.args[0].value)
     innermost = calls[-1].func if calls else None
@@ -413,10 +384,6 @@ def _model(calls: Sequence[cst.Call], resolver: Resolver) -> Optional[str]:
         if isinstance(innermost, cst.Attribute) and innermost.attr.value == "objects":
             return resolver.resolve(innermost.value)
     return None
-
-
-def _method(call: cst.Call) -> Optional[str]:
-    return call.func.attr.value if isinstance(call.func, cst.Attribute) else None
 
 
 def _walk(roots: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
@@ -428,4 +395,4 @@ def _walk(roots: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
         yield node
         if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and id(node) not in given:
             continue
-        stack.extend(reversed(node.children))
+        stack.extend(reversed(children(node)))

@@ -29,6 +29,7 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from idemlint import catalog
+from idemlint.names import called_name, method_name
 
 TRUE = cst.Name("True")
 FALSE = cst.Name("False")
@@ -52,7 +53,7 @@ def filter_terms(call: cst.Call) -> Iterator[Term]:
     """The conditions of a filtering call (``filter``, ``exclude``,
     ``filter_by``, ``where``, ``get``): its keywords and its column
     expressions."""
-    method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+    method = method_name(call)
     if method not in catalog.FILTERING_METHODS:
         return
     excluded = method == "exclude"
@@ -65,8 +66,7 @@ def filter_terms(call: cst.Call) -> Iterator[Term]:
 
 def statement_of(call: cst.Call) -> Optional[cst.BaseExpression]:
     """The statement a session runs (``execute(stmt)``, ``scalars(stmt)``)."""
-    method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
-    if method not in catalog.STATEMENT_RUNNERS:
+    if method_name(call) not in catalog.STATEMENT_RUNNERS:
         return None
     positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
     return positional[0].value if positional else None
@@ -92,8 +92,8 @@ def _expression_terms(node: cst.BaseExpression, excluded: bool) -> Iterator[Term
                 yield Term(f"{field}__in", value, negated)
             else:
                 yield _compared(field, value, negated)
-    elif isinstance(node, cst.Call) and _called(node) in ("and_", "not_") and node.args:
-        if _called(node) == "and_":
+    elif isinstance(node, cst.Call) and called_name(node) in ("and_", "not_") and node.args:
+        if called_name(node) == "and_":
             for arg in node.args:
                 yield from _expression_terms(arg.value, excluded)
         else:
@@ -127,10 +127,3 @@ def _column(node: cst.BaseExpression) -> Optional[str]:
     if name == "c" or name[:1].isupper():
         return node.attr.value
     return None
-
-
-def _called(call: cst.Call) -> Optional[str]:
-    func = call.func
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
-    return func.value if isinstance(func, cst.Name) else None

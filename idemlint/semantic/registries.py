@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequ
 import libcst as cst
 
 from idemlint import catalog
-from idemlint.names import literal_text
+from idemlint.names import called_name, children, literal_text
 from idemlint.tasks import class_assignments
 
 if TYPE_CHECKING:
@@ -142,7 +142,7 @@ def _registrations(project: "Project") -> Tuple[Dict[str, List[Registration]], L
         for call, function in _registering_calls(module):
             named = next(a.value for a in call.args if a.keyword is not None and a.keyword.value == "name")
             handed = next(a.value for a in call.args if a.keyword is None and not a.star)
-            method = _called_name(call) or ""
+            method = called_name(call) or ""
             receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
             literal = literal_text(named)
             registration = Registration(named, literal, handed, receiver, "factory" in method.lower(), function, module)
@@ -174,7 +174,7 @@ def _registering_calls(module: "LoadedModule") -> Iterator[Tuple[cst.Call, Optio
             around = node
         elif isinstance(node, cst.Call) and _named_registration(node):
             yield node, around
-        stack.extend((child, around) for child in node.children)
+        stack.extend((child, around) for child in children(node))
 
 
 def is_named_lookup(call: cst.Call) -> bool:
@@ -182,24 +182,17 @@ def is_named_lookup(call: cst.Call) -> bool:
     not a row fetch or a task's own (``objects.get(name=...)``,
     ``send_task(name=...)``): a lookup by name."""
     return (
-        _called_name(call) not in catalog.NOT_NAMED_LOOKUPS
+        called_name(call) not in catalog.NOT_NAMED_LOOKUPS
         and not any(a.keyword is None for a in call.args)
         and any(a.keyword is not None and a.keyword.value == "name" for a in call.args)
     )
 
 
 def _named_registration(call: cst.Call) -> bool:
-    if "register" not in (_called_name(call) or "").lower():
+    if "register" not in (called_name(call) or "").lower():
         return False
     positional = any(a.keyword is None and not a.star for a in call.args)
     return positional and any(a.keyword is not None and a.keyword.value == "name" for a in call.args)
-
-
-def _called_name(call: cst.Call) -> Optional[str]:
-    func = call.func
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
-    return func.value if isinstance(func, cst.Name) else None
 
 
 def _registers(node: ast.AST) -> bool:
